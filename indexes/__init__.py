@@ -1,0 +1,1 @@
+"""Vector indexes over base-question embeddings."""

@@ -1,0 +1,1 @@
+"""Swappable models: GEC and intent scorers, embedders, question typing, answer aggregation."""

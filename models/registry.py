@@ -1,0 +1,76 @@
+"""Build the swappable model objects a config names; each is loaded once per process.
+
+Loading is kept apart from inference: Beam's ModelHandlers call these in
+``load_model()`` on each worker, and the objects' batch methods do the inference.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+from models.aggregators import EmbeddingAggregator
+from models.embedders import load_embedder
+from models.gec import QuireGecScorer, ZhHeuristicGecScorer
+from models.intent import PrototypeIntentScorer
+from models.qtype import QuestionTypeClassifier
+from pipelines.config import AggregationConfig, ModelsConfig
+
+_LOCK = threading.RLock()
+_CACHE: dict[tuple, object] = {}
+
+
+def _cached(key: tuple, build):
+    with _LOCK:
+        if key not in _CACHE:
+            _CACHE[key] = build()
+        return _CACHE[key]
+
+
+class ScoringModels(NamedTuple):
+    gec_en: object
+    gec_zh: object
+    intent: PrototypeIntentScorer
+
+
+def gec_scorer(name: str, batch_size: int = 32):
+    if name == "quire":
+        return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
+    if name == "zh-heuristic":
+        return _cached(("gec", name), ZhHeuristicGecScorer)
+    raise ValueError(f"unknown GEC backend {name!r}")
+
+
+def embedder(spec: str, cfg: ModelsConfig):
+    return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
+
+
+def scoring_models(cfg: ModelsConfig) -> ScoringModels:
+    def build() -> ScoringModels:
+        intent = PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg), embedder(cfg.intent_embedder_zh, cfg))
+        return ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh), intent)
+
+    return _cached(("scoring", cfg), build)
+
+
+def qtype_classifier(cfg: ModelsConfig) -> QuestionTypeClassifier:
+    return _cached(("qtype", cfg.embedder), lambda: QuestionTypeClassifier(embedder(cfg.embedder, cfg)))
+
+
+def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig) -> EmbeddingAggregator:
+    return _cached(("aggregator", models_cfg.embedder, cfg), lambda: EmbeddingAggregator(
+        embedder(models_cfg.embedder, models_cfg), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
+        gap_ratio=cfg.gap_ratio, summary_max_chars=cfg.summary_max_chars))
+
+
+def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> dict[str, str]:
+    """What the manifest records as the identity of every model a build used."""
+    scoring = scoring_models(models_cfg)
+    return {
+        "gec_en": scoring.gec_en.model_id,
+        "gec_zh": scoring.gec_zh.model_id,
+        "intent": scoring.intent.model_id,
+        "embedder": embedder(models_cfg.embedder, models_cfg).model_id,
+        "qtype": qtype_classifier(models_cfg).model_id,
+        "aggregator": aggregator(models_cfg, agg_cfg).model_id,
+    }

@@ -1,0 +1,1 @@
+"""qabase pipelines: build a reliable QA base from chatbot dialogue logs."""

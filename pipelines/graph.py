@@ -1,0 +1,113 @@
+"""The build graph: every stage as a Beam transform, wired in one place.
+
+read -> validate -> count -> score -> select (top K) -> group answers
+     -> embed (index vector + type) -> aggregate -> write store + index
+
+Side outputs: rejected rows, every distinct question with its fate, and a
+stats file of counts per stage computed as data (exact on every runner).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.io.parquetio import WriteToParquet
+
+from pipelines.aggregate import aggregate_transform, embed_transform
+from pipelines.config import BuildConfig
+from pipelines.count import CountQuestions
+from pipelines.group import GroupAnswers
+from pipelines.publish import write_store
+from pipelines.read import ReadLogs
+from pipelines.select import SelectTopK, question_row
+from pipelines.score import score_transform
+from pipelines.validate import ValidateRows
+from schemas import QUESTIONS_SCHEMA, REJECTED_SCHEMA
+
+STATS_FILE = "stats.json"
+
+
+def _parquet_sink(staging: str, name: str, schema) -> WriteToParquet:
+    return WriteToParquet(str(Path(staging) / name), schema=schema, file_name_suffix=".parquet",
+                          num_shards=1, shard_name_template="")
+
+
+def _count(pcoll, name: str):
+    return (pcoll
+            | f"Count_{name}" >> beam.combiners.Count.Globally()
+            | f"Name_{name}" >> beam.Map(lambda n, k=name: (k, n)))
+
+
+def _count_by(pcoll, name: str, fn):
+    return (pcoll
+            | f"Key_{name}" >> beam.Map(fn)
+            | f"CountPer_{name}" >> beam.combiners.Count.PerElement()
+            | f"ToList_{name}" >> beam.combiners.ToDict()
+            | f"Name_{name}" >> beam.Map(lambda d, k=name: (k, dict(sorted(d.items())))))
+
+
+def _join(element):
+    key, grouped = element
+    kept, groups = grouped["kept"], grouped["answers"]
+    if not kept:
+        return []
+    # every kept question has at least its own rows' answers
+    return [(kept[0], groups[0])]
+
+
+def _write_stats(pairs, staging: str) -> None:
+    (Path(staging) / STATS_FILE).write_text(json.dumps(dict(sorted(pairs)), indent=2), encoding="utf-8")
+
+
+def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: str) -> None:
+    read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
+    validated = read.rows | "Validate" >> ValidateRows(cfg.limits)
+    accepted = validated.accepted
+    rejected = (read.rejected, validated.rejected) | "AllRejects" >> beam.Flatten()
+    _ = (rejected
+         | "RejectRecords" >> beam.Map(lambda r: r._asdict())
+         | "WriteRejected" >> _parquet_sink(staging, "rejected", REJECTED_SCHEMA))
+
+    questions = accepted | "Count" >> CountQuestions()
+    scored = questions | "Score" >> score_transform(cfg.models, cfg.filter)
+    selected = scored | "Select" >> SelectTopK(cfg.filter.top_k)
+    ranks = beam.pvalue.AsSingleton(selected["ranks"])
+    _ = (scored
+         | "QuestionRecords" >> beam.Map(question_row, ranks=ranks)
+         | "WriteQuestions" >> _parquet_sink(staging, "questions", QUESTIONS_SCHEMA))
+
+    kept_keys = selected["ranks"] | "KeptKeys" >> beam.Map(frozenset)
+    answers = accepted | "Group" >> GroupAnswers(kept_keys, cfg.grouping.max_answers)
+    kept = (selected["ranked"]
+            | "Embed" >> embed_transform(cfg.models, cfg.aggregation)
+            | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
+    rows = ({"kept": kept, "answers": answers}
+            | "JoinAnswers" >> beam.CoGroupByKey()
+            | "Pair" >> beam.FlatMap(_join)
+            | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation))
+    _ = (rows
+         | "CollectStore" >> beam.combiners.ToList()
+         | "WriteStore" >> beam.Map(write_store, staging=staging, index_cfg=cfg.index))
+
+    counts = [
+        _count(read.rows, "rows_parsed"),
+        _count(read.rejected, "rows_rejected_read"),
+        _count(accepted, "rows_accepted"),
+        _count(validated.rejected, "rows_rejected_validate"),
+        _count(questions, "distinct_questions"),
+        _count(scored | "PassedGec" >> beam.Filter(lambda q: q.passed_gec), "passed_gec"),
+        _count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
+        _count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
+        _count(selected["ranked"], "top_k"),
+        _count(rows, "published"),
+        _count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
+        _count_by(scored, "question_langs", lambda q: q.lang),
+        _count_by(accepted, "row_langs", lambda r: r.lang),
+        _count_by(rows, "qtypes", lambda r: r["qtype"]),
+    ]
+    _ = (counts
+         | "AllCounts" >> beam.Flatten()
+         | "CollectCounts" >> beam.combiners.ToList()
+         | "WriteStats" >> beam.Map(_write_stats, staging=staging))

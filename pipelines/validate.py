@@ -1,0 +1,90 @@
+"""Validate and normalise: a raw row becomes an accepted row or a reject with a reason."""
+
+from __future__ import annotations
+
+import json
+from typing import Union
+
+import apache_beam as beam
+
+from pipelines.config import LimitsConfig
+from pipelines.records import AcceptedRow, RawRow, Reject
+from pipelines.text import clean_surface, detect_lang, normalize_key, truncate
+
+STAGE = "validate"
+
+
+def _preview(row: RawRow, limits: LimitsConfig) -> str:
+    payload = {"question": row.question, "answer": row.answer}
+    try:
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(payload)
+    return truncate(text, limits.raw_preview_chars)
+
+
+def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, str]:
+    """(cleaned text or None, reason, detail)."""
+    if value is None:
+        return None, f"missing_{what}", ""
+    if not isinstance(value, str):
+        return None, f"{what}_not_string", f"got {type(value).__name__}"
+    cleaned = clean_surface(value)
+    if not cleaned:
+        return None, f"empty_{what}", ""
+    if len(cleaned) > limit:
+        return None, f"{what}_too_long", f"{len(cleaned)} chars > limit {limit}"
+    return cleaned, "", ""
+
+
+def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject]:
+    question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
+    if question is None:
+        return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
+    answer, reason, detail = _check_text(row.answer, "answer", limits.max_answer_chars)
+    if answer is None:
+        return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
+    key = normalize_key(question)
+    if not key:
+        return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),
+                      "nothing left after normalisation")
+    answer_key = normalize_key(answer) or answer
+    lang = detect_lang(question)
+    row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
+    return AcceptedRow(key, question, answer, answer_key, lang, row_id)
+
+
+class ValidateFn(beam.DoFn):
+    REJECTED = "rejected"
+
+    def __init__(self, limits: LimitsConfig):
+        self._limits = limits
+
+    def start_bundle(self):
+        from pipelines.progress import StageMeter
+
+        self._meter = StageMeter(STAGE)
+
+    def process(self, row: RawRow):
+        import time
+
+        t0 = time.perf_counter()
+        out = validate_row(row, self._limits)
+        self._meter.tick(1, time.perf_counter() - t0)
+        if isinstance(out, Reject):
+            yield beam.pvalue.TaggedOutput(self.REJECTED, out)
+        else:
+            yield out
+
+    def finish_bundle(self):
+        self._meter.done()
+
+
+class ValidateRows(beam.PTransform):
+    def __init__(self, limits: LimitsConfig):
+        super().__init__()
+        self._limits = limits
+
+    def expand(self, rows):
+        return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits)).with_outputs(
+            ValidateFn.REJECTED, main="accepted")
