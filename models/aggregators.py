@@ -22,7 +22,7 @@ _STOP = frozenset(
     "but if so as i you he she we they my your our their me him her us them do does did not no yes can could "
     "would should will just very really also there here what which who how when where why than then".split()
     + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
 
 class Viewpoint(NamedTuple):
@@ -57,8 +57,9 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def answer_distances(vectors: np.ndarray, texts: list[str]) -> np.ndarray:
-    """Mean of scale-free cosine distance and lexical distance (1 - overlap coefficient)."""
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2) -> np.ndarray:
+    """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
+    (1 - overlap coefficient of content words) at ``lexical_weight``."""
     n = len(texts)
     cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
     np.fill_diagonal(cos, 0.0)
@@ -74,7 +75,7 @@ def answer_distances(vectors: np.ndarray, texts: list[str]) -> np.ndarray:
             else:
                 d = 1.0 - len(a & b) / min(len(a), len(b))
             lex[i, j] = lex[j, i] = d
-    return 0.5 * emb + 0.5 * lex
+    return (1.0 - lexical_weight) * emb + lexical_weight * lex
 
 
 def cluster_answers(dist: np.ndarray, floor: float, ceiling: float, gap_ratio: float) -> list[int]:
@@ -117,12 +118,13 @@ def first_sentence(text: str, limit: int) -> str:
 
 
 class EmbeddingAggregator:
-    def __init__(self, embedder, merge_floor: float = 0.15, merge_ceiling: float = 0.6, gap_ratio: float = 1.6,
-                 summary_max_chars: int = 200):
+    def __init__(self, embedder, merge_floor: float = 0.25, merge_ceiling: float = 0.75, gap_ratio: float = 1.3,
+                 lexical_weight: float = 0.2, summary_max_chars: int = 200):
         self.embedder = embedder
         self._floor = merge_floor
         self._ceiling = merge_ceiling
         self._gap = gap_ratio
+        self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
         self.model_id = f"embedding-aggregator-v1[{embedder.model_id}]"
 
@@ -137,7 +139,7 @@ class EmbeddingAggregator:
 
     def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray) -> list[list[int]]:
         """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
-        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers]),
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight),
                                  self._floor, self._ceiling, self._gap)
         members: dict[int, list[int]] = {}
         for pos, lab in enumerate(labels):

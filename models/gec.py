@@ -160,9 +160,14 @@ _ZH_PUNCT_RUN = re.compile(r"[，。！？、；：,.!?;:]{2,}")
 _LATIN_IN_CJK = re.compile(r"(?<=[\u4e00-\u9fff])[a-z]{1,3}(?=[\u4e00-\u9fff])")
 
 
+_ASCII_JUNK = set("#@$%^&*_=+|\\<>~`")
+
+
 def _is_stray(ch: str) -> bool:
     if ch.isspace() or ch.isalnum():
         return False
+    if ch in _ASCII_JUNK:
+        return True
     cat = unicodedata.category(ch)
     if cat.startswith("P"):
         return False

@@ -16,11 +16,12 @@ from models.prototypes import PrototypeMargin, load_prototypes, sigmoid
 _EN_OPINION = re.compile(
     r"\b(best|better|worse|worst|favou?rite|should i|should we|worth|recommend|opinion|think|feel|prefer|"
     r"pros and cons|like|love|hate|good idea|beautiful|overrated|underrated|which is more)\b", re.I)
-_ZH_OPINION = re.compile(r"你觉得|你认为|怎么看|看法|观点|好不好|值得|值不值|推荐|哪个好|哪个更|更好|最好|最适合|"
+_ZH_OPINION = re.compile(r"还是|你觉得|你认为|怎么看|看法|观点|好不好|值得|值不值|推荐|哪个好|哪个更|更好|最好|最适合|"
                          r"喜欢|应该|建议|利弊|优缺点|怎么样")
 _EN_FACT = re.compile(r"^(what is the|when (was|did|is)|who (wrote|invented|is)|how many|how much|where is|"
                       r"what year|what does .* mean)\b", re.I)
-_ZH_FACT = re.compile(r"是哪一年|多少|几[个条天年]|在哪里|是谁|是什么意思|首都|化学式|沸点")
+_ZH_FACT = re.compile(r"是哪一年|哪一年|多少|几[个条天年种]|在哪里?|是谁|是什么|什么是|什么意思|有多[长高大远重久]|"
+                      r"首都|化学式|沸点|全称|怎么[办做用设重]|如何[办做设重]")
 
 
 def opinion_cues(text: str) -> dict[str, float]:

