@@ -73,6 +73,7 @@ def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[st
         "count": (stats["rows_accepted"], stats["distinct_questions"], 0),
         "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
         "select": (stats["passed_both"], stats["top_k"], stats["passed_both"] - stats["top_k"]),
+        "group": (stats["kept_rows"], stats["top_k"], 0),
         "embed": (stats["top_k"], stats["top_k"], 0),
         "aggregate": (stats["top_k"], stats["published"], stats["top_k"] - stats["published"]),
         "write": (stats["published"], stats["published"], 0),

@@ -6,6 +6,7 @@ from collections import Counter
 
 import apache_beam as beam
 
+from pipelines.progress import MeteredMap
 from pipelines.records import QuestionStats
 
 
@@ -56,5 +57,5 @@ class CountQuestions(beam.PTransform):
             accepted
             | "KeyByQuestion" >> beam.Map(lambda r: (r.key, (r.question, r.lang)))
             | "CountPerKey" >> beam.CombinePerKey(QuestionStatsFn())
-            | "ToQuestionStats" >> beam.MapTuple(lambda key, acc: to_question_stats(key, *acc))
+            | "ToQuestionStats" >> MeteredMap.of("count", lambda kv: to_question_stats(kv[0], *kv[1]))
         )

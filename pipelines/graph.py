@@ -79,7 +79,8 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
          | "WriteQuestions" >> _parquet_sink(staging, "questions", QUESTIONS_SCHEMA))
 
     kept_keys = selected["ranks"] | "KeptKeys" >> beam.Map(frozenset)
-    answers = accepted | "Group" >> GroupAnswers(kept_keys, cfg.grouping.max_answers)
+    group = accepted | "Group" >> GroupAnswers(kept_keys, cfg.grouping.max_answers)
+    answers = group["groups"]
     kept = (selected["ranked"]
             | "Embed" >> embed_transform(cfg.models, cfg.aggregation)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
@@ -101,6 +102,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
         _count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         _count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
         _count(selected["ranked"], "top_k"),
+        _count(group["kept_rows"], "kept_rows"),
         _count(rows, "published"),
         _count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
         _count_by(scored, "question_langs", lambda q: q.lang),

@@ -11,6 +11,7 @@ from collections import Counter
 import apache_beam as beam
 
 from pipelines.count import most_frequent
+from pipelines.progress import MeteredMap
 from pipelines.records import AnswerCount
 
 
@@ -46,7 +47,8 @@ def answer_group(acc: dict[str, Counter], max_answers: int) -> tuple[list[Answer
 
 
 class GroupAnswers(beam.PTransform):
-    """accepted rows + side input of kept keys -> (key, (answers, total, distinct))."""
+    """accepted rows + side input of kept keys -> {'groups': (key, (answers, total, distinct)),
+    'kept_rows': the accepted rows of kept questions}."""
 
     def __init__(self, kept_keys, max_answers: int):
         super().__init__()
@@ -55,11 +57,12 @@ class GroupAnswers(beam.PTransform):
 
     def expand(self, accepted):
         max_answers = self._max_answers
-        return (
-            accepted
-            | "OnlyKeptQuestions" >> beam.Filter(lambda r, keys: r.key in keys,
-                                                 keys=beam.pvalue.AsSingleton(self._kept_keys))
+        kept_rows = accepted | "OnlyKeptQuestions" >> beam.Filter(
+            lambda r, keys: r.key in keys, keys=beam.pvalue.AsSingleton(self._kept_keys))
+        groups = (
+            kept_rows
             | "KeyAnswers" >> beam.Map(lambda r: (r.key, (r.answer_key, r.answer)))
             | "GroupPerQuestion" >> beam.CombinePerKey(AnswerGroupFn())
-            | "NumberAnswers" >> beam.MapTuple(lambda key, acc: (key, answer_group(acc, max_answers)))
+            | "NumberAnswers" >> MeteredMap.of("group", lambda kv: (kv[0], answer_group(kv[1], max_answers)))
         )
+        return {"groups": groups, "kept_rows": kept_rows}

@@ -104,3 +104,26 @@ def stage_metrics(result) -> dict[str, dict[str, float]]:
         elif kind == "ms":
             entry["seconds"] += value / 1000.0
     return out
+
+
+class MeteredMap:
+    """A Beam DoFn factory: ``fn`` applied to each element, its time counted as ``stage``."""
+
+    @staticmethod
+    def of(stage: str, fn):
+        import apache_beam as beam
+
+        class _Fn(beam.DoFn):
+            def start_bundle(self):
+                self._meter = StageMeter(stage)
+
+            def process(self, element):
+                t0 = time.perf_counter()
+                out = fn(element)
+                self._meter.tick(1, time.perf_counter() - t0)
+                yield out
+
+            def finish_bundle(self):
+                self._meter.done()
+
+        return beam.ParDo(_Fn())

@@ -6,6 +6,7 @@ import functools
 
 import apache_beam as beam
 
+from pipelines.progress import MeteredMap
 from pipelines.records import ScoredQuestion
 from pipelines.score import fate
 
@@ -61,7 +62,7 @@ class SelectTopK(beam.PTransform):
             scored
             | "PassedBoth" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent)
             | "TopK" >> beam.combiners.Top.Of(self._k, key=priority)
-            | "RankOrder" >> beam.Map(rank_order)
+            | "RankOrder" >> MeteredMap.of("select", rank_order)
         )
         ranks = top | "RankTable" >> beam.Map(lambda qs: {q.key: i + 1 for i, q in enumerate(qs)})
         ranked = top | "EmitRanked" >> beam.FlatMap(lambda qs: [(i + 1, q) for i, q in enumerate(qs)])

@@ -71,6 +71,6 @@ def test_group_answers_only_for_kept_keys():
     with TestPipeline() as p:
         accepted = p | "Rows" >> beam.Create(rows)
         keys = p | "Keys" >> beam.Create([frozenset({"what is x"})])
-        out = accepted | GroupAnswers(keys, max_answers=5) | beam.MapTuple(
+        out = (accepted | GroupAnswers(keys, max_answers=5))["groups"] | beam.MapTuple(
             lambda k, g: (k, [(a.answer_id, a.count) for a in g[0]], g[1], g[2]))
         assert_that(out, equal_to([("what is x", [(1, 2), (2, 1)], 3, 2)]))
