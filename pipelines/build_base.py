@@ -41,15 +41,36 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return ap.parse_known_args(argv)
 
 
+def check_beam_args(beam_args: list[str]) -> None:
+    """Fail fast on an option neither we nor Beam know (Beam itself would only warn and drop it)."""
+    import difflib
+
+    from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
+
+    parser = _BeamArgumentParser(allow_abbrev=False)
+    classes = {str(c): c for c in PipelineOptions.__subclasses__()}
+    for cls in classes.values():
+        cls._add_argparse_args(parser)  # how Beam itself collects its options
+    _, unknown = parser.parse_known_args(beam_args)
+    for arg in unknown:
+        if arg.startswith("-"):
+            name = arg.split("=", 1)[0]
+            known = [o for a in parser._actions for o in a.option_strings] + [
+                "--input", "--output", "--config", "--top-k", "--gec-threshold", "--intent-threshold",
+                "--max-answers", "--demo", "--print-config"]
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise QabaseError(f"usage: unknown option {name}{hint}")
+        raise QabaseError(f"usage: unexpected argument {arg!r} (options start with --)")
+
+
 def main(argv: list[str] | None = None) -> int:
     args, beam_args = parse_args(sys.argv[1:] if argv is None else argv)
     from pipelines.logs import setup_logging
 
     setup_logging(args.verbose, args.quiet)
     try:
-        stray = [a for a in beam_args if not a.startswith("-")]
-        if stray:
-            raise QabaseError(f"usage: unexpected argument {stray[0]!r} (options start with --)")
+        check_beam_args(beam_args)
         from pipelines.config import load_config
 
         overrides = {k: v for k, v in {

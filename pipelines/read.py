@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Iterable, Iterator
 from typing import Any, Union
 
@@ -43,16 +44,29 @@ def file_format(path: str, forced: str = "auto") -> str:
                      f"or set input.format)")
 
 
+def _known_format(path: str) -> bool:
+    try:
+        file_format(path)
+        return True
+    except InputError:
+        return False
+
+
 def expand_inputs(patterns: Iterable[str], forced_format: str = "auto") -> list[dict[str, Any]]:
     """Resolve paths and globs to a sorted list of files with sizes; fail fast if any matches nothing."""
     files: dict[str, int] = {}
     for pattern in patterns:
+        from_dir = False
+        if os.path.isdir(pattern):  # a local folder: every log file directly inside it
+            pattern, from_dir = os.path.join(pattern, "*"), True
         try:
             result = FileSystems.match([pattern])[0]
             matched = [(m.path, m.size_in_bytes) for m in result.metadata_list]
         except Exception as exc:  # Beam raises BeamIOError with nested detail
             raise InputError(f"input: cannot read {pattern}: {type(exc).__name__}") from None
         matched = [(p, s) for p, s in matched if not FileSystems.split(p)[1].startswith(".")]
+        if from_dir:
+            matched = [(p, s) for p, s in matched if _known_format(p) and not os.path.isdir(p)]
         if not matched:
             raise InputError(f"input: no such file or no files match: {pattern}")
         for path, size in matched:

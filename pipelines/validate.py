@@ -37,6 +37,14 @@ def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, 
     return cleaned, "", ""
 
 
+def _lang_from_hint(hint: str | None) -> str | None:
+    """A logged language tag (zh, zh-CN, en-US, ...) wins over detection when it is one we know."""
+    if not hint:
+        return None
+    tag = hint.strip().lower().replace("_", "-").split("-")[0]
+    return tag if tag in ("zh", "en") else None
+
+
 def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject]:
     question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
     if question is None:
@@ -49,7 +57,7 @@ def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject
         return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),
                       "nothing left after normalisation")
     answer_key = normalize_key(answer) or answer
-    lang = detect_lang(question)
+    lang = _lang_from_hint(row.lang_hint) or detect_lang(question)
     row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
     return AcceptedRow(key, question, answer, answer_key, lang, row_id)
 

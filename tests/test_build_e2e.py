@@ -140,6 +140,8 @@ def test_determinism_same_inputs_same_store(tmp_path):
     (["--input", "tests/fixtures/tiny.jsonl", "--config", "nope.yaml"], "config: file not found"),
     (["--input", "README.md"], "cannot tell the format"),
     ([], "give --input PATH"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--runnr=DirectRunner"], "unknown option --runnr (did you mean --runner?)"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--top-kk", "3"], "unknown option --top-kk (did you mean --top-k?)"),
 ])
 def test_bad_paths_and_config_fail_fast_with_one_line(tmp_path, args, needle):
     res = cli(*args, "--output", tmp_path / "base")

@@ -86,3 +86,17 @@ def test_missing_input_and_unknown_format_fail_fast(tmp_path, fixtures):
         expand_inputs([str(tmp_path / "x.txt")])
     files = expand_inputs([str(fixtures / "*.jsonl")])
     assert [f["path"].rsplit("/", 1)[1] for f in files] == ["bad.jsonl", "chat.jsonl", "empty.jsonl", "tiny.jsonl"]
+
+
+def test_a_folder_input_takes_the_log_files_in_it(tmp_path, fixtures):
+    (tmp_path / "a.jsonl").write_text('{"question": "q?", "answer": "a"}\n')
+    (tmp_path / "notes.txt").write_text("not a log")
+    (tmp_path / ".hidden.jsonl").write_text("")
+    files = expand_inputs([str(tmp_path)])
+    assert [f["path"] for f in files] == [str(tmp_path / "a.jsonl")]
+
+
+def test_logged_language_tag_wins_over_detection():
+    row = RawRow("f", 1, "OK?", "a", lang_hint="zh-CN")
+    assert validate_row(row, LIM).lang == "zh"
+    assert validate_row(row._replace(lang_hint="fr"), LIM).lang == "en"
