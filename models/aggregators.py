@@ -119,17 +119,18 @@ def first_sentence(text: str, limit: int) -> str:
 
 class EmbeddingAggregator:
     def __init__(self, embedder, merge_floor: float = 0.25, merge_ceiling: float = 0.75, gap_ratio: float = 1.3,
-                 lexical_weight: float = 0.2, summary_max_chars: int = 200):
+                 lexical_weight: float = 0.2, summary_max_chars: int = 200, embed_max_chars: int = 500):
         self.embedder = embedder
         self._floor = merge_floor
         self._ceiling = merge_ceiling
         self._gap = gap_ratio
         self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
+        self._embed_chars = embed_max_chars
         self.model_id = f"embedding-aggregator-v1[{embedder.model_id}]"
 
     def aggregate_many(self, groups):
-        texts = [a.text for _, _, _, answers in groups for a in answers]
+        texts = [a.text[:self._embed_chars] for _, _, _, answers in groups for a in answers]
         vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         out, at = [], 0
         for question, qtype, lang, answers in groups:

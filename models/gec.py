@@ -42,6 +42,23 @@ def score_from_weights(weights: list[float], units: float) -> float:
 
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_EDGE_PUNCT = "\"'“”‘’()[]{}<>,.;:!?*`"
+
+
+def spelling_candidates(text: str) -> list[str]:
+    """Plain words to spell-check: code identifiers (snake_case, camelCase, with digits,
+    dotted or slashed names) and all-caps acronyms are left alone."""
+    out = []
+    for token in text.split():
+        word = token.strip(_EDGE_PUNCT)
+        if not word or not _WORD.fullmatch(word):
+            continue
+        if word.isupper() and len(word) > 1:
+            continue
+        if any(c.isupper() for c in word[1:]):
+            continue
+        out.append(word)
+    return out
 _ALLOWED_SHORT = {"i", "a", "u", "ok", "pls", "plz", "thx", "vs", "etc", "faq", "app", "apps", "wifi", "email",
                   "online", "login", "signup", "iphone", "android", "ios", "api", "pdf", "usb", "gps"}
 
@@ -137,7 +154,7 @@ class QuireGecScorer:
         for text, words, hits in zip(texts, words_batch, tagger):
             alpha = _WORD.findall(text)
             n_words = max(len(alpha), 1)
-            unknown = [w for w in alpha if not (w.isupper() and len(w) > 1) and not self._lexicon.known(w)]
+            unknown = [w for w in spelling_candidates(text) if not self._lexicon.known(w)]
             rules = [c for c in self._check(text, disable=["model", "style"])]
             weights = [p for _, _, p in hits] + [c.confidence for c in rules] + [0.8] * len(unknown)
             score = score_from_weights(weights, n_words) if alpha else 0.0

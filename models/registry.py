@@ -60,7 +60,8 @@ def qtype_classifier(cfg: ModelsConfig) -> QuestionTypeClassifier:
 def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig) -> EmbeddingAggregator:
     return _cached(("aggregator", models_cfg.embedder, cfg), lambda: EmbeddingAggregator(
         embedder(models_cfg.embedder, models_cfg), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
-        gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars))
+        gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
+        embed_max_chars=cfg.embed_max_chars))
 
 
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> dict[str, str]:

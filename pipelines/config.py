@@ -86,6 +86,9 @@ class AggregationConfig:
     merge_ceiling: float = 0.75
     gap_ratio: float = 1.3
     summary_max_chars: int = 200
+    # answers are embedded from their first N characters: the opening carries the stance,
+    # and a 500-token answer costs ~20x a 25-token one on the CPU
+    embed_max_chars: int = 500
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ def _validate(cfg: BuildConfig) -> None:
         if not 0.0 <= flat[path] <= 1.0:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
-                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars")
+                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars", "aggregation.embed_max_chars")
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
