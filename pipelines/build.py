@@ -158,7 +158,8 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
                      "pipeline_seconds": round(pipeline_s, 3)},
             "build_seconds": round(time.perf_counter() - t0, 3),
         }
-        assert (staging / INDEX_FILE).is_file()
+        if not (staging / INDEX_FILE).is_file():
+            raise PublishError(f"index: {INDEX_FILE} was not written")
         publisher.write_manifest(manifest)
         final = publisher.publish()
     except BaseException:

@@ -53,7 +53,8 @@ def _join(element):
     kept, groups = grouped["kept"], grouped["answers"]
     if not kept:
         return []
-    # every kept question has at least its own rows' answers
+    if not groups:  # cannot happen: a kept question was counted from its own accepted rows
+        raise RuntimeError(f"no answers grouped for kept question {key!r}")
     return [(kept[0], groups[0])]
 
 
