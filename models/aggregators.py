@@ -130,12 +130,17 @@ class EmbeddingAggregator:
         self.model_id = f"embedding-aggregator-v1[{embedder.model_id}]"
 
     def aggregate_many(self, groups):
-        texts = [a.text[:self._embed_chars] for _, _, _, answers in groups for a in answers]
+        # a group with one distinct answer needs no vectors: embed only the others, in one batch
+        texts = [a.text[:self._embed_chars] for _, _, _, answers in groups if len(answers) > 1 for a in answers]
         vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         out, at = [], 0
         for question, qtype, lang, answers in groups:
-            out.append(self.aggregate(question, qtype, lang, answers, vecs[at:at + len(answers)]))
-            at += len(answers)
+            if len(answers) > 1:
+                group_vecs = vecs[at:at + len(answers)]
+                at += len(answers)
+            else:
+                group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
+            out.append(self.aggregate(question, qtype, lang, answers, group_vecs))
         return out
 
     def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray) -> list[list[int]]:

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(args.verbose, args.quiet)
     try:
         check_beam_args(beam_args)
-        from pipelines.config import load_config
+        from pipelines.config import config_yaml, load_config
 
         overrides = {k: v for k, v in {
             "filter.top_k": args.top_k, "filter.gec_threshold": args.gec_threshold,
@@ -79,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         }.items() if v is not None}
         cfg = load_config(args.config, overrides)
         if args.print_config:
-            import yaml
-
-            print(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True), end="")
+            print(config_yaml(cfg), end="")
             return 0
         if not args.output:
             raise QabaseError("usage: --output BASE_DIR is required")

@@ -259,6 +259,6 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
     return config_from_dict(data)
 
 
-def default_config_yaml() -> str:
-    """The defaults as YAML, for `--print-config` and the README."""
-    return yaml.safe_dump(BuildConfig().to_dict(), sort_keys=False, allow_unicode=True)
+def config_yaml(cfg: BuildConfig) -> str:
+    """A config as YAML (what `--print-config` prints); load_config reads it back to the same config."""
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True)

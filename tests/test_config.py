@@ -1,6 +1,6 @@
 import pytest
 
-from pipelines.config import BuildConfig, load_config
+from pipelines.config import BuildConfig, config_yaml, load_config
 from pipelines.errors import ConfigError
 
 
@@ -42,3 +42,10 @@ def test_bad_config_fails_with_one_readable_line(tmp_path, text, needle):
 def test_missing_config_file(tmp_path):
     with pytest.raises(ConfigError, match="file not found"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_printed_config_reads_back_to_the_same_config(tmp_path):
+    cfg = load_config(None, {"filter.top_k": 7, "models.embedder": "minilm"})
+    p = tmp_path / "c.yaml"
+    p.write_text(config_yaml(cfg))
+    assert load_config(p) == cfg

@@ -125,3 +125,19 @@ def test_bad_model_directory_is_a_readable_error(tmp_path):
 
     with pytest.raises(ModelLoadError, match="not a Hugging Face model directory"):
         HFMeanPoolEmbedder(tmp_path)
+
+
+def test_single_answer_groups_need_no_embedding():
+    class Counting:
+        model_id, dim, calls = "count", 4, []
+
+        def embed(self, texts):
+            self.calls.append(list(texts))
+            return np.eye(len(texts), 4, dtype=np.float32)
+
+    emb = Counting()
+    agg = EmbeddingAggregator(emb)
+    res = agg.aggregate_many([("q1", "objective", "en", _answers([("Only one.", 3)])),
+                              ("q2", "objective", "en", _answers([("A.", 2), ("B.", 1)]))])
+    assert emb.calls == [["A.", "B."]]
+    assert res[0].answer == "Only one." and res[0].flags == ["single_answer"] and res[0].confidence == 1.0
