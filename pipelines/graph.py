@@ -19,6 +19,7 @@ from pipelines.aggregate import aggregate_transform, embed_transform
 from pipelines.config import BuildConfig
 from pipelines.count import CountQuestions
 from pipelines.group import GroupAnswers
+from pipelines.progress import StageMeter, Timed
 from pipelines.publish import write_store
 from pipelines.read import ReadLogs
 from pipelines.select import SelectTopK, question_row
@@ -58,6 +59,14 @@ def _join(element):
     return [(kept[0], groups[0])]
 
 
+def _write_store_metered(rows, staging: str, index_cfg):
+    meter = StageMeter("write")
+    with Timed(meter, len(rows)):
+        facts = write_store(rows, staging, index_cfg)
+    meter.done()
+    return facts
+
+
 def _write_stats(pairs, staging: str) -> None:
     (Path(staging) / STATS_FILE).write_text(json.dumps(dict(sorted(pairs)), indent=2), encoding="utf-8")
 
@@ -91,7 +100,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
             | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation))
     _ = (rows
          | "CollectStore" >> beam.combiners.ToList()
-         | "WriteStore" >> beam.Map(write_store, staging=staging, index_cfg=cfg.index))
+         | "WriteStore" >> beam.Map(_write_store_metered, staging=staging, index_cfg=cfg.index))
 
     counts = [
         _count(read.rows, "rows_parsed"),
