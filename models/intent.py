@@ -90,11 +90,15 @@ class PrototypeIntentScorer:
             out.append((sigmoid(logit), details))
         return out
 
-    def score(self, texts: list[str], langs: list[str]) -> list[tuple[float, dict]]:
+    def score_with_vectors(self, texts: list[str], langs: list[str]
+                           ) -> tuple[list[tuple[float, dict]], dict[int, np.ndarray]]:
+        """Scores, and each text's vector in its language's space (for reuse by later stages)."""
         vectors: dict[int, np.ndarray] = {}
-        for space in ("en", "zh"):
+        for space, pm in self._margins.items():
             idx = [i for i, lg in enumerate(langs) if self.space(lg) == space]
             if idx:
-                vecs = self._margins[space].embedder.embed([texts[i] for i in idx])
-                vectors.update(zip(idx, vecs))
-        return self.score_vectors(texts, langs, vectors)
+                vectors.update(zip(idx, pm.embedder.embed([texts[i] for i in idx])))
+        return self.score_vectors(texts, langs, vectors), vectors
+
+    def score(self, texts: list[str], langs: list[str]) -> list[tuple[float, dict]]:
+        return self.score_with_vectors(texts, langs)[0]

@@ -7,7 +7,6 @@ questions) so later stages don't embed the same text again with the same model.
 
 from __future__ import annotations
 
-import numpy as np
 from apache_beam.ml.inference.base import RunInference
 
 from models.gec import details_json
@@ -27,21 +26,15 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
             for i, res in zip(idx, scorer.score([texts[i] for i in idx])):
                 gec[i] = res
     intent = models.intent
-    vectors: dict[int, np.ndarray] = {}
-    space_of = [intent.space(lg) for lg in langs]
+    intents, vectors = intent.score_with_vectors(texts, langs)
     embedders = intent.embedders()
-    for space, emb in embedders.items():
-        idx = [i for i, s in enumerate(space_of) if s == space]
-        if idx:
-            vectors.update(zip(idx, emb.embed([texts[i] for i in idx])))
-    intents = intent.score_vectors(texts, langs, vectors)
     out = []
     for i, q in enumerate(batch):
         g_score, g_details = gec[i]
         i_score, i_details = intents[i]
         passed_gec = g_score > filt.gec_threshold
         passed_intent = i_score > filt.intent_threshold
-        reuse = {embedders[space_of[i]].model_id: vectors[i]} if passed_gec and passed_intent else {}
+        reuse = {embedders[intent.space(q.lang)].model_id: vectors[i]} if passed_gec and passed_intent else {}
         out.append(ScoredQuestion(
             key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
             gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),
