@@ -42,3 +42,21 @@ def tmp_base(tmp_path) -> Path:
     base = tmp_path / "base"
     yield base
     shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A tiny randomly initialised BERT encoder saved as a local Hugging Face directory."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-bert")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "how", "do", "i", "reset", "my", "password", "?", "hello"]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64)
+    torch.manual_seed(0)
+    BertModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -93,31 +93,15 @@ def test_first_sentence_keeps_decimals():
     assert first_sentence("约为2.1万公里。其余", 100) == "约为2.1万公里。"
 
 
-def _tiny_bert(path):
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "how", "do", "i", "reset", "my", "password", "?", "hello"]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64)
-    import torch
-
-    torch.manual_seed(0)
-    BertModel(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-
-
-def test_any_local_hf_encoder_directory_works(tmp_path):
-    _tiny_bert(tmp_path)
-    emb = HFMeanPoolEmbedder(tmp_path)
+def test_any_local_hf_encoder_directory_works(tiny_bert):
+    emb = HFMeanPoolEmbedder(tiny_bert)
     vecs = emb.embed(["how do i reset my password?", "hello", "hello"])
     assert vecs.shape == (3, 16) and emb.dim == 16
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
     assert np.allclose(vecs[1], vecs[2]) and not np.allclose(vecs[0], vecs[1])
     assert emb.model_id.startswith("hf:")
     # the same directory through the config name
-    assert load_embedder(f"hf:{tmp_path}").embed(["hello"]).shape == (1, 16)
+    assert load_embedder(f"hf:{tiny_bert}").embed(["hello"]).shape == (1, 16)
 
 
 def test_bad_model_directory_is_a_readable_error(tmp_path):

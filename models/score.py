@@ -1,0 +1,142 @@
+"""Score questions from the command line with the same scorers the pipeline uses.
+
+    python -m models.score gec|intent --input FILE [--output OUT.jsonl] [--backend NAME] [--model-dir DIR]
+
+FILE is plain text (one question per line) or JSONL with a ``text`` field. With
+``--output``, one JSON object per input line, in the same order:
+``{"text": ..., "lang": ..., "score": float, "details": {...}}``; without it, a
+table on stdout.
+
+Backends: gec ``auto`` (quire for English, zh-heuristic for Chinese; default),
+``quire``, ``zh-heuristic``; intent ``prototype`` (default). ``--model-dir`` gives
+the intent scorer a local Hugging Face encoder directory for both languages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from pathlib import Path
+
+from pipelines.errors import QabaseError
+from pipelines.text import detect_lang, truncate
+
+GEC_BACKENDS = ("auto", "quire", "zh-heuristic")
+INTENT_BACKENDS = ("prototype",)
+
+
+def read_texts(path: Path) -> list[str]:
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    texts = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if path.suffix in (".jsonl", ".json"):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                raise QabaseError(f"input: {path}:{n} has no string 'text' field")
+            texts.append(obj["text"])
+        else:
+            texts.append(line)
+    return texts
+
+
+def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None) -> list[dict]:
+    from models import registry
+    from pipelines.config import ModelsConfig
+
+    langs = [detect_lang(t) for t in texts]
+    if kind == "gec":
+        if model_dir:
+            raise QabaseError("usage: --model-dir is not used by the gec backends available here")
+        results: list = [None] * len(texts)
+        routes = [("quire", ("en", "other")), ("zh-heuristic", ("zh", "mixed"))] if backend == "auto" \
+            else [(backend, None)]
+        for name, wanted in routes:
+            idx = [i for i, lg in enumerate(langs) if wanted is None or lg in wanted]
+            if idx:
+                for i, res in zip(idx, registry.gec_scorer(name).score([texts[i] for i in idx])):
+                    results[i] = res
+    else:
+        cfg = ModelsConfig()
+        if model_dir:
+            if not Path(model_dir).is_dir():
+                raise QabaseError(f"usage: --model-dir {model_dir} is not a directory")
+            cfg = ModelsConfig(intent_embedder_en=f"hf:{model_dir}", intent_embedder_zh=f"hf:{model_dir}")
+        results = registry.scoring_models(cfg).intent.score(texts, langs)
+    return [{"text": t, "lang": lg, "score": round(float(s), 4), "details": d}
+            for t, lg, (s, d) in zip(texts, langs, results)]
+
+
+def _why(kind: str, details: dict) -> str:
+    if kind == "gec":
+        parts = []
+        if details.get("unknown_words"):
+            parts.append("unknown: " + ",".join(details["unknown_words"]))
+        if details.get("tagger_edits"):
+            parts.append("tagger: " + ",".join(f"{e['word']}→{e['tag']}" for e in details["tagger_edits"]))
+        if details.get("rules"):
+            parts.append("rules: " + ",".join(r["rule"] for r in details["rules"]))
+        for key in ("doubled", "punct_runs", "latin_inside_words"):
+            if details.get(key):
+                parts.append(f"{key}: " + ",".join(details[key]))
+        if details.get("stray_symbols"):
+            parts.append("stray: " + details["stray_symbols"])
+        return "; ".join(parts) or "-"
+    signals = details.get("signals", {})
+    sig = ",".join(f"{k}{v:+.1f}" for k, v in signals.items())
+    return f"margin {details.get('margin', 0):+.3f}/{details.get('scale', 0):.3f}" + (f"; {sig}" if sig else "")
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-justify by display width: CJK characters take two terminal columns."""
+    shown = sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+    return text + " " * max(width - shown, 0)
+
+
+def table(kind: str, rows: list[dict]) -> str:
+    lines = [f"{'score':>6}  {'lang':<5} {_pad('text', 42)} why", "-" * 100]
+    for r in rows:
+        lines.append(f"{r['score']:>6.3f}  {r['lang']:<5} {_pad(truncate(r['text'], 40), 42)} "
+                     f"{_why(kind, r['details'])}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.score", description=__doc__.split("\n\n")[0])
+    ap.add_argument("kind", choices=("gec", "intent"))
+    ap.add_argument("--input", required=True, type=Path)
+    ap.add_argument("--output", type=Path)
+    ap.add_argument("--backend")
+    ap.add_argument("--model-dir")
+    args = ap.parse_args(argv)
+    from pipelines.logs import setup_logging
+
+    setup_logging(quiet=True)
+    try:
+        allowed = GEC_BACKENDS if args.kind == "gec" else INTENT_BACKENDS
+        backend = args.backend or allowed[0]
+        if backend not in allowed:
+            raise QabaseError(f"usage: {args.kind} backend must be one of {', '.join(allowed)}, got {backend!r}")
+        rows = score_texts(args.kind, read_texts(args.input), backend, args.model_dir)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as f:
+                for r in rows:
+                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            print(f"{len(rows)} scores -> {args.output}")
+        else:
+            print(table(args.kind, rows))
+        return 0
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""python -m models.score: same order in and out, JSON per line, readable errors."""
+
+import json
+
+import pytest
+
+from models.score import main
+
+pytestmark = pytest.mark.slow
+
+MIXED = ["How do I reset my password?", "how do i resett my pasword", "asdkjh qwe zxcv", "hello",
+         "and the second one?", "长城有多长？", "我想想知道的的长城有多长", "你好", "翻译一下上面的"]
+
+
+def _run(tmp_path, kind, *extra, text=None):
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(text or MIXED) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main([kind, "--input", str(src), "--output", str(out), *extra]) == 0
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_gec_scores_every_line_in_order(tmp_path):
+    rows = _run(tmp_path, "gec")
+    assert [r["text"] for r in rows] == MIXED
+    s = {r["text"]: r["score"] for r in rows}
+    assert s["How do I reset my password?"] > 0.8 > 0.5 > s["how do i resett my pasword"]
+    assert s["asdkjh qwe zxcv"] < 0.2 and s["我想想知道的的长城有多长"] < 0.5 < s["长城有多长？"]
+    assert rows[1]["details"]["unknown_words"] == ["resett", "pasword"]
+
+
+def test_intent_scores_and_jsonl_input(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(json.dumps({"text": t}, ensure_ascii=False) for t in MIXED), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["intent", "--input", str(src), "--output", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    s = {r["text"]: r["score"] for r in rows}
+    assert s["How do I reset my password?"] > 0.8 and s["长城有多长？"] > 0.5
+    assert max(s["hello"], s["and the second one?"], s["你好"], s["翻译一下上面的"]) < 0.1
+    assert "refers_to_context" in rows[4]["details"]["signals"]
+
+
+def test_intent_with_a_local_model_directory(tmp_path, tiny_bert):
+    rows = _run(tmp_path, "intent", "--model-dir", str(tiny_bert), text=["how do i reset my password?", "hello"])
+    assert all(0.0 <= r["score"] <= 1.0 for r in rows) and len(rows) == 2
+
+
+def test_table_output_and_errors(tmp_path, capsys):
+    src = tmp_path / "in.txt"
+    src.write_text("hello\n你好\n", encoding="utf-8")
+    assert main(["gec", "--input", str(src)]) == 0
+    assert "score" in capsys.readouterr().out
+    assert main(["gec", "--input", str(tmp_path / "missing.txt")]) == 2
+    assert main(["intent", "--input", str(src), "--backend", "nope"]) == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"txt": 1}\n')
+    assert main(["gec", "--input", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err and "backend must be one of" in err and "no string 'text' field" in err
