@@ -1,0 +1,135 @@
+"""Evaluate a scorer on labelled questions: AUROC and precision/recall at a threshold, beside a length baseline.
+
+    python -m models.evaluate gec|intent --input labelled.jsonl [--threshold T] [--backend NAME] [--model-dir DIR]
+        [--json OUT.json]
+
+Each input line: ``{"text": str, "label": 1 | 0}`` (1 = good: fluent for gec, a
+clear request for intent). Optional ``"pair": id`` groups a bad text with its good
+version; pairwise accuracy is then the share of pairs where the good one scores
+higher. The baseline scores each text by its length alone; a scorer is only worth
+its cost where it beats that clearly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from pipelines.errors import QabaseError
+
+
+def auroc(scores: list[float], labels: list[int]) -> float:
+    """Area under the ROC curve: P(score of a random positive > a random negative), ties counting half."""
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=int)
+    pos, neg = s[y == 1], s[y == 0]
+    if len(pos) == 0 or len(neg) == 0:
+        raise QabaseError("evaluate: need both labels 1 and 0 to compute AUROC")
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([pos, neg]))
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def precision_recall(scores: list[float], labels: list[int], threshold: float) -> dict[str, float]:
+    """Precision and recall of "keep iff score > threshold" for the positive (good) class."""
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=int)
+    kept = s > threshold
+    tp = int(np.sum(kept & (y == 1)))
+    precision = tp / int(kept.sum()) if kept.any() else 0.0
+    recall = tp / int((y == 1).sum()) if (y == 1).any() else 0.0
+    return {"threshold": threshold, "precision": round(precision, 4), "recall": round(recall, 4),
+            "kept_share": round(float(kept.mean()), 4)}
+
+
+def pairwise_accuracy(scores: list[float], labels: list[int], pairs: list) -> float | None:
+    """Share of (good, bad) pairs with the same pair id where the good text scores higher (ties half)."""
+    groups: dict = {}
+    for s, y, p in zip(scores, labels, pairs):
+        if p is not None:
+            groups.setdefault(p, {0: [], 1: []})[y].append(s)
+    wins = total = 0.0
+    for g in groups.values():
+        for good in g[1]:
+            for bad in g[0]:
+                wins += 1.0 if good > bad else 0.5 if good == bad else 0.0
+                total += 1
+    return round(wins / total, 4) if total else None
+
+
+def read_labelled(path: Path) -> tuple[list[str], list[int], list]:
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    texts, labels, pairs = [], [], []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or obj.get("label") not in (0, 1):
+            raise QabaseError(f"input: {path}:{n} needs a string 'text' and a 'label' of 0 or 1")
+        texts.append(obj["text"])
+        labels.append(int(obj["label"]))
+        pairs.append(obj.get("pair"))
+    return texts, labels, pairs
+
+
+def report(scores: list[float], labels: list[int], pairs: list, texts: list[str], threshold: float) -> dict:
+    length = [float(len(t)) for t in texts]
+    out = {
+        "n": len(texts), "positives": int(sum(labels)),
+        "auroc": round(auroc(scores, labels), 4),
+        "baseline_length_auroc": round(auroc(length, labels), 4),
+        "at_threshold": precision_recall(scores, labels, threshold),
+    }
+    pa = pairwise_accuracy(scores, labels, pairs)
+    if pa is not None:
+        out["pairwise_accuracy"] = pa
+        out["baseline_length_pairwise_accuracy"] = pairwise_accuracy(length, labels, pairs)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n\n")[0])
+    ap.add_argument("kind", choices=("gec", "intent"))
+    ap.add_argument("--input", required=True, type=Path)
+    ap.add_argument("--threshold", type=float, help="default: the pipeline's e1 (gec) or e2 (intent)")
+    ap.add_argument("--backend")
+    ap.add_argument("--model-dir")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    from pipelines.logs import setup_logging
+
+    setup_logging(quiet=True)
+    try:
+        from models.score import GEC_BACKENDS, INTENT_BACKENDS, score_texts
+        from pipelines.config import FilterConfig
+
+        allowed = GEC_BACKENDS if args.kind == "gec" else INTENT_BACKENDS
+        backend = args.backend or allowed[0]
+        if backend not in allowed:
+            raise QabaseError(f"usage: {args.kind} backend must be one of {', '.join(allowed)}, got {backend!r}")
+        threshold = args.threshold if args.threshold is not None else (
+            FilterConfig().gec_threshold if args.kind == "gec" else FilterConfig().intent_threshold)
+        texts, labels, pairs = read_labelled(args.input)
+        rows = score_texts(args.kind, texts, backend, args.model_dir)
+        figures = report([r["score"] for r in rows], labels, pairs, texts, threshold)
+        figures.update(kind=args.kind, backend=backend, input=str(args.input))
+        print(json.dumps(figures, indent=2, ensure_ascii=False))
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False), encoding="utf-8")
+        return 0
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
