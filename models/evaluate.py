@@ -62,10 +62,10 @@ def pairwise_accuracy(scores: list[float], labels: list[int], pairs: list) -> fl
     return round(wins / total, 4) if total else None
 
 
-def read_labelled(path: Path) -> tuple[list[str], list[int], list]:
+def read_labelled(path: Path) -> tuple[list[str], list[int], list, list]:
     if not path.is_file():
         raise QabaseError(f"input: no such file: {path}")
-    texts, labels, pairs = [], [], []
+    texts, labels, pairs, kinds = [], [], [], []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -78,10 +78,12 @@ def read_labelled(path: Path) -> tuple[list[str], list[int], list]:
         texts.append(obj["text"])
         labels.append(int(obj["label"]))
         pairs.append(obj.get("pair"))
-    return texts, labels, pairs
+        kinds.append(obj.get("kind"))
+    return texts, labels, pairs, kinds
 
 
-def report(scores: list[float], labels: list[int], pairs: list, texts: list[str], threshold: float) -> dict:
+def report(scores: list[float], labels: list[int], pairs: list, texts: list[str], threshold: float,
+           kinds: list | None = None) -> dict:
     length = [float(len(t)) for t in texts]
     out = {
         "n": len(texts), "positives": int(sum(labels)),
@@ -93,6 +95,15 @@ def report(scores: list[float], labels: list[int], pairs: list, texts: list[str]
     if pa is not None:
         out["pairwise_accuracy"] = pa
         out["baseline_length_pairwise_accuracy"] = pairwise_accuracy(length, labels, pairs)
+        # per kind of bad text: each pair judged by its bad member's kind
+        bad_kind = {p: k for p, k, y in zip(pairs, kinds or [None] * len(pairs), labels) if y == 0 and k}
+        by_kind = {}
+        for kind in sorted(set(bad_kind.values())):
+            keep = [bad_kind.get(p) == kind for p in pairs]
+            sub = [(s, y, p) for s, y, p, k in zip(scores, labels, pairs, keep) if k]
+            by_kind[kind] = pairwise_accuracy(*map(list, zip(*sub)))
+        if by_kind:
+            out["pairwise_accuracy_by_kind"] = by_kind
     return out
 
 
@@ -118,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             raise QabaseError(f"usage: {args.kind} backend must be one of {', '.join(allowed)}, got {backend!r}")
         threshold = args.threshold if args.threshold is not None else (
             FilterConfig().gec_threshold if args.kind == "gec" else FilterConfig().intent_threshold)
-        texts, labels, pairs = read_labelled(args.input)
+        texts, labels, pairs, kinds = read_labelled(args.input)
         rows = score_texts(args.kind, texts, backend, args.model_dir)
-        figures = report([r["score"] for r in rows], labels, pairs, texts, threshold)
+        figures = report([r["score"] for r in rows], labels, pairs, texts, threshold, kinds)
         figures.update(kind=args.kind, backend=backend, input=str(args.input))
         print(json.dumps(figures, indent=2, ensure_ascii=False))
         if args.json:
