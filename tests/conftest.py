@@ -60,3 +60,20 @@ def tiny_bert(tmp_path_factory) -> Path:
     BertModel(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory, tiny_bert) -> Path:
+    """A tiny randomly initialised LLaMA causal LM (sharing the tiny WordPiece tokenizer)."""
+    import torch
+    from transformers import BertTokenizerFast, LlamaConfig, LlamaForCausalLM
+
+    path = tmp_path_factory.mktemp("tiny-llama")
+    tok = BertTokenizerFast.from_pretrained(str(tiny_bert))
+    cfg = LlamaConfig(vocab_size=tok.vocab_size, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64,
+                      pad_token_id=tok.pad_token_id)
+    torch.manual_seed(0)
+    LlamaForCausalLM(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

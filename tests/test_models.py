@@ -125,3 +125,21 @@ def test_single_answer_groups_need_no_embedding():
                               ("q2", "objective", "en", _answers([("A.", 2), ("B.", 1)]))])
     assert emb.calls == [["A.", "B."]]
     assert res[0].answer == "Only one." and res[0].flags == ["single_answer"] and res[0].confidence == 1.0
+
+
+def test_causal_lm_gec_backend_from_a_local_directory(tiny_llama):
+    gec = gec_scorer(f"lm:{tiny_llama}")
+    (s1, d1), (s2, d2), (s3, _) = gec.score(["how do i reset my password?", "password my reset i do how",
+                                             "how do i reset my password?"])
+    assert 0.0 <= s1 <= 1.0 and 0.0 <= s2 <= 1.0 and s1 == s3
+    assert d1["nll"] > 0 and d1["ref_sd"] > 0 and d1["nll"] != d2["nll"]
+    assert gec.model_id.startswith("lm:")
+
+
+def test_gec_lm_backend_is_selectable_in_config():
+    from pipelines.config import load_config
+    from pipelines.errors import ConfigError
+
+    assert load_config(None, {"models.gec_zh": "lm:/models/qwen"}).models.gec_zh == "lm:/models/qwen"
+    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-heuristic or lm:"):
+        load_config(None, {"models.gec_en": "bert"})

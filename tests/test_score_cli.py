@@ -58,3 +58,13 @@ def test_table_output_and_errors(tmp_path, capsys):
     assert main(["gec", "--input", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "no such file" in err and "backend must be one of" in err and "no string 'text' field" in err
+
+
+def test_gec_lm_backend_needs_a_model_dir(tmp_path, tiny_llama, capsys):
+    rows = _run(tmp_path, "gec", "--backend", "lm", "--model-dir", str(tiny_llama),
+                text=["how do i reset my password?", "hello"])
+    assert [r["text"] for r in rows] == ["how do i reset my password?", "hello"]
+    assert all("nll" in r["details"] for r in rows)
+    src = tmp_path / "in.txt"
+    assert main(["gec", "--input", str(src), "--backend", "lm"]) == 2
+    assert "needs --model-dir" in capsys.readouterr().err
