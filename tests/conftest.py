@@ -77,3 +77,22 @@ def tiny_llama(tmp_path_factory, tiny_bert) -> Path:
     LlamaForCausalLM(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_bart(tmp_path_factory, tiny_bert) -> Path:
+    """A tiny randomly initialised BART seq2seq model (sharing the tiny WordPiece tokenizer)."""
+    import torch
+    from transformers import BartConfig, BartForConditionalGeneration, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-bart")
+    tok = BertTokenizerFast.from_pretrained(str(tiny_bert))
+    cfg = BartConfig(vocab_size=tok.vocab_size, d_model=16, encoder_layers=1, decoder_layers=1,
+                     encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
+                     max_position_embeddings=64, pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
+                     eos_token_id=tok.sep_token_id, decoder_start_token_id=tok.cls_token_id,
+                     forced_eos_token_id=tok.sep_token_id)
+    torch.manual_seed(0)
+    BartForConditionalGeneration(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

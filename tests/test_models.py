@@ -141,5 +141,20 @@ def test_gec_lm_backend_is_selectable_in_config():
     from pipelines.errors import ConfigError
 
     assert load_config(None, {"models.gec_zh": "lm:/models/qwen"}).models.gec_zh == "lm:/models/qwen"
-    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-heuristic or lm:"):
+    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-heuristic, lm:/path or seq2seq:"):
         load_config(None, {"models.gec_en": "bert"})
+
+
+def test_seq2seq_gec_backend_from_a_local_directory(tiny_bart):
+    gec = gec_scorer(f"seq2seq:{tiny_bart}")
+    (s1, d1), (s2, d2) = gec.score(["how do i reset my password?", "how do i reset my password?"])
+    assert 0.0 <= s1 <= 1.0 and s1 == s2 and d1 == d2
+    assert isinstance(d1["correction"], str) and d1["edits"] >= 0
+    assert gec.model_id.startswith("seq2seq:")
+
+
+def test_char_edit_distance():
+    from models.gec import char_edit_distance
+
+    assert char_edit_distance("kitten", "sitting") == 3
+    assert char_edit_distance("", "abc") == 3 and char_edit_distance("长城", "长城") == 0

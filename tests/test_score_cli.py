@@ -67,4 +67,4 @@ def test_gec_lm_backend_needs_a_model_dir(tmp_path, tiny_llama, capsys):
     assert all("nll" in r["details"] for r in rows)
     src = tmp_path / "in.txt"
     assert main(["gec", "--input", str(src), "--backend", "lm"]) == 2
-    assert "needs --model-dir" in capsys.readouterr().err
+    assert "need --model-dir" in capsys.readouterr().err
