@@ -48,30 +48,41 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
+def load_hf_dir(path: str | Path, auto_class: str, what: str):
+    """(tokenizer, model in eval mode, fingerprint) of a local Hugging Face directory, or a readable ModelLoadError.
+
+    ``auto_class`` names a transformers Auto class (AutoModel, AutoModelForCausalLM, ...).
+    """
+    path = Path(path)
+    if not (path / "config.json").is_file():
+        raise ModelLoadError(f"model: {path} is not a Hugging Face model directory (no config.json)")
+    _quiet_transformers()
+    import transformers
+
+    try:
+        tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = getattr(transformers, auto_class).from_pretrained(str(path), local_files_only=True).eval()
+    except Exception as exc:
+        raise ModelLoadError(f"model: cannot load {path} as {what}: {type(exc).__name__}: {exc}"[:400]) from None
+    return tok, model, _dir_fingerprint(path)
+
+
 class HFMeanPoolEmbedder:
     """Mean-pooled, normalised encoder outputs of a local Hugging Face model directory."""
 
     def __init__(self, path: str | Path, name: str | None = None, max_length: int = 256,
                  batch_size: int = 64, torch_threads: int = 0):
         path = Path(path)
-        if not (path / "config.json").is_file():
-            raise ModelLoadError(f"model: {path} is not a Hugging Face model directory (no config.json)")
-        _quiet_transformers()
+        self._tok, self._model, fingerprint = load_hf_dir(path, "AutoModel", "an encoder")
         import torch
-        from transformers import AutoModel, AutoTokenizer
 
         if torch_threads:
             torch.set_num_threads(torch_threads)
-        try:
-            self._tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-        except Exception as exc:
-            raise ModelLoadError(f"model: cannot load {path}: {type(exc).__name__}: {exc}"[:400]) from None
         self._torch = torch
         self._max_length = max_length
         self._batch_size = batch_size
         self.dim = int(self._model.config.hidden_size)
-        self.model_id = name or f"hf:{path.name}@{_dir_fingerprint(path)}"
+        self.model_id = name or f"hf:{path.name}@{fingerprint}"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         torch = self._torch

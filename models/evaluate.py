@@ -120,13 +120,10 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(quiet=True)
     try:
-        from models.score import GEC_BACKENDS, INTENT_BACKENDS, score_texts
+        from models.score import resolve_backend, score_texts
         from pipelines.config import FilterConfig
 
-        allowed = GEC_BACKENDS if args.kind == "gec" else INTENT_BACKENDS
-        backend = args.backend or allowed[0]
-        if backend not in allowed:
-            raise QabaseError(f"usage: {args.kind} backend must be one of {', '.join(allowed)}, got {backend!r}")
+        backend = resolve_backend(args.kind, args.backend)
         threshold = args.threshold if args.threshold is not None else (
             FilterConfig().gec_threshold if args.kind == "gec" else FilterConfig().intent_threshold)
         texts, labels, pairs, kinds = read_labelled(args.input)

@@ -232,27 +232,18 @@ class CausalLmGecScorer:
     def __init__(self, path: str, batch_size: int = 16, max_length: int = 128):
         from pathlib import Path
 
-        from models.embedders import _dir_fingerprint, _quiet_transformers
-        from pipelines.errors import ModelLoadError
+        import torch
+
+        from models.embedders import load_hf_dir
 
         p = Path(path)
-        if not (p / "config.json").is_file():
-            raise ModelLoadError(f"model: {p} is not a Hugging Face model directory (no config.json)")
-        _quiet_transformers()
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        try:
-            self._tok = AutoTokenizer.from_pretrained(str(p), local_files_only=True)
-            self._model = AutoModelForCausalLM.from_pretrained(str(p), local_files_only=True).eval()
-        except Exception as exc:
-            raise ModelLoadError(f"model: cannot load {p} as a causal LM: {type(exc).__name__}: {exc}"[:400]) from None
+        self._tok, self._model, fingerprint = load_hf_dir(p, "AutoModelForCausalLM", "a causal LM")
         if self._tok.pad_token is None:
             self._tok.pad_token = self._tok.eos_token or self._tok.unk_token
         self._torch = torch
         self._batch_size = batch_size
         self._max_length = max_length
-        self.model_id = f"lm:{p.name}@{_dir_fingerprint(p)}"
+        self.model_id = f"lm:{p.name}@{fingerprint}"
         from models.prototypes import load_prototypes
 
         clear = load_prototypes()["intent"]["clear"]
@@ -312,27 +303,17 @@ class Seq2SeqGecScorer:
     def __init__(self, path: str, batch_size: int = 16, max_length: int = 128, num_beams: int = 1):
         from pathlib import Path
 
-        from models.embedders import _dir_fingerprint, _quiet_transformers
-        from pipelines.errors import ModelLoadError
+        import torch
+
+        from models.embedders import load_hf_dir
 
         p = Path(path)
-        if not (p / "config.json").is_file():
-            raise ModelLoadError(f"model: {p} is not a Hugging Face model directory (no config.json)")
-        _quiet_transformers()
-        import torch
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-        try:
-            self._tok = AutoTokenizer.from_pretrained(str(p), local_files_only=True)
-            self._model = AutoModelForSeq2SeqLM.from_pretrained(str(p), local_files_only=True).eval()
-        except Exception as exc:
-            raise ModelLoadError(f"model: cannot load {p} as a seq2seq model: {type(exc).__name__}: {exc}"[:400]) \
-                from None
+        self._tok, self._model, fingerprint = load_hf_dir(p, "AutoModelForSeq2SeqLM", "a seq2seq model")
         self._torch = torch
         self._batch_size = batch_size
         self._max_length = max_length
         self._num_beams = num_beams
-        self.model_id = f"seq2seq:{p.name}@{_dir_fingerprint(p)}"
+        self.model_id = f"seq2seq:{p.name}@{fingerprint}"
 
     def _max_new_tokens(self) -> int:
         limit = getattr(self._model.config, "max_position_embeddings", None) or self._max_length

@@ -29,6 +29,14 @@ GEC_BACKENDS = ("auto", "quire", "zh-heuristic", "lm", "seq2seq")
 INTENT_BACKENDS = ("prototype",)
 
 
+def resolve_backend(kind: str, backend: str | None) -> str:
+    allowed = GEC_BACKENDS if kind == "gec" else INTENT_BACKENDS
+    chosen = backend or allowed[0]
+    if chosen not in allowed:
+        raise QabaseError(f"usage: {kind} backend must be one of {', '.join(allowed)}, got {chosen!r}")
+    return chosen
+
+
 def read_texts(path: Path) -> list[str]:
     if not path.is_file():
         raise QabaseError(f"input: no such file: {path}")
@@ -125,10 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(quiet=True)
     try:
-        allowed = GEC_BACKENDS if args.kind == "gec" else INTENT_BACKENDS
-        backend = args.backend or allowed[0]
-        if backend not in allowed:
-            raise QabaseError(f"usage: {args.kind} backend must be one of {', '.join(allowed)}, got {backend!r}")
+        backend = resolve_backend(args.kind, args.backend)
         rows = score_texts(args.kind, read_texts(args.input), backend, args.model_dir)
         if args.output:
             with open(args.output, "w", encoding="utf-8") as f:
