@@ -107,36 +107,31 @@ def report(scores: list[float], labels: list[int], pairs: list, texts: list[str]
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("kind", choices=("gec", "intent"))
-    ap.add_argument("--input", required=True, type=Path)
+def _add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--threshold", type=float, help="default: the pipeline's e1 (gec) or e2 (intent)")
-    ap.add_argument("--backend")
-    ap.add_argument("--model-dir")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
-    args = ap.parse_args(argv)
-    from pipelines.logs import setup_logging
 
-    setup_logging(quiet=True)
-    try:
-        from models.score import resolve_backend, score_texts
-        from pipelines.config import FilterConfig
 
-        backend = resolve_backend(args.kind, args.backend)
-        threshold = args.threshold if args.threshold is not None else (
-            FilterConfig().gec_threshold if args.kind == "gec" else FilterConfig().intent_threshold)
-        texts, labels, pairs, kinds = read_labelled(args.input)
-        rows = score_texts(args.kind, texts, backend, args.model_dir)
-        figures = report([r["score"] for r in rows], labels, pairs, texts, threshold, kinds)
-        figures.update(kind=args.kind, backend=backend, input=str(args.input))
-        print(json.dumps(figures, indent=2, ensure_ascii=False))
-        if args.json:
-            args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False), encoding="utf-8")
-        return 0
-    except QabaseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+def _evaluate(args, backend: str) -> int:
+    from models.score import score_texts
+    from pipelines.config import FilterConfig
+
+    threshold = args.threshold if args.threshold is not None else (
+        FilterConfig().gec_threshold if args.kind == "gec" else FilterConfig().intent_threshold)
+    texts, labels, pairs, kinds = read_labelled(args.input)
+    rows = score_texts(args.kind, texts, backend, args.model_dir)
+    figures = report([r["score"] for r in rows], labels, pairs, texts, threshold, kinds)
+    figures.update(kind=args.kind, backend=backend, input=str(args.input))
+    print(json.dumps(figures, indent=2, ensure_ascii=False))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from models.score import run_scorer_cli
+
+    return run_scorer_cli("python -m models.evaluate", __doc__, argv, _add_arguments, _evaluate)
 
 
 if __name__ == "__main__":

@@ -49,12 +49,15 @@ def embedder(spec: str, cfg: ModelsConfig):
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
 
 
-def scoring_models(cfg: ModelsConfig) -> ScoringModels:
-    def build() -> ScoringModels:
-        intent = PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg), embedder(cfg.intent_embedder_zh, cfg))
-        return ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh), intent)
+def intent_scorer(cfg: ModelsConfig) -> PrototypeIntentScorer:
+    return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads),
+                   lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg),
+                                                 embedder(cfg.intent_embedder_zh, cfg)))
 
-    return _cached(("scoring", cfg), build)
+
+def scoring_models(cfg: ModelsConfig) -> ScoringModels:
+    return _cached(("scoring", cfg), lambda: ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh),
+                                                           intent_scorer(cfg)))
 
 
 def qtype_classifier(cfg: ModelsConfig) -> QuestionTypeClassifier:

@@ -82,7 +82,7 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
             if not Path(model_dir).is_dir():
                 raise QabaseError(f"usage: --model-dir {model_dir} is not a directory")
             cfg = ModelsConfig(intent_embedder_en=f"hf:{model_dir}", intent_embedder_zh=f"hf:{model_dir}")
-        results = registry.scoring_models(cfg).intent.score(texts, langs)
+        results = registry.intent_scorer(cfg).score(texts, langs)
     return [{"text": t, "lang": lg, "score": round(float(s), 4), "details": d}
             for t, lg, (s, d) in zip(texts, langs, results)]
 
@@ -121,31 +121,43 @@ def table(kind: str, rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.score", description=__doc__.split("\n\n")[0])
+def run_scorer_cli(prog: str, doc: str, argv: list[str] | None, add_arguments, run) -> int:
+    """The shared shell of the scorer tools: kind, --input, --backend, --model-dir; one-line errors, exit 2.
+
+    ``add_arguments(parser)`` adds the tool's own options; ``run(args, backend)`` does the work.
+    """
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
     ap.add_argument("kind", choices=("gec", "intent"))
     ap.add_argument("--input", required=True, type=Path)
-    ap.add_argument("--output", type=Path)
     ap.add_argument("--backend")
     ap.add_argument("--model-dir")
+    add_arguments(ap)
     args = ap.parse_args(argv)
     from pipelines.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
-        backend = resolve_backend(args.kind, args.backend)
-        rows = score_texts(args.kind, read_texts(args.input), backend, args.model_dir)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                for r in rows:
-                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
-            print(f"{len(rows)} scores -> {args.output}")
-        else:
-            print(table(args.kind, rows))
-        return 0
+        return run(args, resolve_backend(args.kind, args.backend))
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _score(args, backend: str) -> int:
+    rows = score_texts(args.kind, read_texts(args.input), backend, args.model_dir)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"{len(rows)} scores -> {args.output}")
+    else:
+        print(table(args.kind, rows))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_scorer_cli("python -m models.score", __doc__, argv,
+                          lambda ap: ap.add_argument("--output", type=Path), _score)
 
 
 if __name__ == "__main__":
