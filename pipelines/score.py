@@ -34,7 +34,9 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
         i_score, i_details = intents[i]
         passed_gec = g_score > filt.gec_threshold
         passed_intent = i_score > filt.intent_threshold
-        reuse = {embedders[intent.space(q.lang)].model_id: vectors[i]} if passed_gec and passed_intent else {}
+        space = intent.space(q.lang)
+        reuse = {embedders[space].model_id: vectors[i]} if passed_gec and passed_intent and space in embedders \
+            else {}
         out.append(ScoredQuestion(
             key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
             gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),

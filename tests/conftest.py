@@ -96,3 +96,20 @@ def tiny_bart(tmp_path_factory, tiny_bert) -> Path:
     BartForConditionalGeneration(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_classifier(tmp_path_factory, tiny_bert) -> Path:
+    """A tiny randomly initialised BERT sequence classifier with labels clear / oos."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-bert-classifier")
+    tok = BertTokenizerFast.from_pretrained(str(tiny_bert))
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, num_labels=2,
+                     id2label={0: "clear", 1: "oos"}, label2id={"clear": 0, "oos": 1})
+    torch.manual_seed(0)
+    BertForSequenceClassification(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -136,13 +136,21 @@ def test_causal_lm_gec_backend_from_a_local_directory(tiny_llama):
     assert gec.model_id.startswith("lm:")
 
 
-def test_gec_lm_backend_is_selectable_in_config():
+def test_model_backends_are_selectable_in_config(tmp_path):
     from pipelines.config import load_config
     from pipelines.errors import ConfigError
 
-    assert load_config(None, {"models.gec_zh": "lm:/models/qwen"}).models.gec_zh == "lm:/models/qwen"
-    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-heuristic, lm:/path or seq2seq:"):
+    assert load_config(None, {"models.gec_zh": f"lm:{tmp_path}"}).models.gec_zh == f"lm:{tmp_path}"
+    assert load_config(None, {"models.intent": f"classifier:{tmp_path}"}).models.intent == f"classifier:{tmp_path}"
+    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-ngram, zh-heuristic, lm:/path or seq2"):
         load_config(None, {"models.gec_en": "bert"})
+    with pytest.raises(ConfigError, match="models.intent must be prototype or classifier:/path"):
+        load_config(None, {"models.intent": "svm"})
+    # a model directory that is not there fails at config time, not inside a Beam worker
+    with pytest.raises(ConfigError, match="models.gec_zh: model directory '/models/qwen' does not exist"):
+        load_config(None, {"models.gec_zh": "lm:/models/qwen"})
+    with pytest.raises(ConfigError, match="models.intent: model directory"):
+        load_config(None, {"models.intent": f"classifier:{tmp_path / 'nope'}"})
 
 
 def test_seq2seq_gec_backend_from_a_local_directory(tiny_bart):
