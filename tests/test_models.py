@@ -142,7 +142,7 @@ def test_model_backends_are_selectable_in_config(tmp_path):
 
     assert load_config(None, {"models.gec_zh": f"lm:{tmp_path}"}).models.gec_zh == f"lm:{tmp_path}"
     assert load_config(None, {"models.intent": f"classifier:{tmp_path}"}).models.intent == f"classifier:{tmp_path}"
-    with pytest.raises(ConfigError, match="models.gec_en must be one of quire, zh-ngram, zh-heuristic, lm:/path or seq2"):
+    with pytest.raises(ConfigError, match="models.gec_en must be one of quire-ngram, quire, zh-ngram, zh-heuristic, lm:/path or seq2"):
         load_config(None, {"models.gec_en": "bert"})
     with pytest.raises(ConfigError, match="models.intent must be prototype or classifier:/path"):
         load_config(None, {"models.intent": "svm"})
