@@ -32,3 +32,34 @@ def test_sets_from_shared_data(shared_data):
 def test_corruptions_are_deterministic(kind):
     t = "what is the balance on my savings account"
     assert corrupt(t, kind, random.Random(5)) == corrupt(t, kind, random.Random(5))
+
+
+def test_intent_eval_turns_are_not_prototypes():
+    from pathlib import Path
+
+    import yaml
+
+    import models.eval_sets
+    from models.prototypes import load_prototypes
+    from pipelines.text import normalize_key
+
+    spec_path = Path(models.eval_sets.__file__).parent / "data" / "intent_eval.yaml"
+    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    protos = load_prototypes()["intent"]
+    proto_keys = {normalize_key(t) for side in protos.values() for texts in side.values() for t in texts}
+    ours = [t for lang in spec["unclear"].values() for texts in lang.values() for t in texts] + spec["clear"]["zh"]
+    assert len(ours) > 200
+    assert not proto_keys & {normalize_key(str(t)) for t in ours}
+
+
+def test_intent_and_clinc_sets_from_shared_data(shared_data):
+    from models.eval_sets import clinc_oos_sets, intent_eval_rows
+
+    rows = intent_eval_rows("all", 100, 0, shared_data)
+    assert {r["lang"] for r in rows} == {"en", "zh"}
+    assert sum(r["label"] for r in rows if r["lang"] == "en") == 100
+    assert {r["kind"] for r in rows if r["label"] == 0} >= {"greeting", "followup", "gibberish", "long_chitchat"}
+    assert rows == intent_eval_rows("all", 100, 0, shared_data)  # seeded
+    train, val = clinc_oos_sets(shared_data)
+    assert len(train) == 15100 and sum(r["label"] == "oos" for r in train) == 100
+    assert len(val) == 3100 and sum(r["label"] for r in val) == 3000

@@ -40,3 +40,13 @@ def test_evaluate_command_beats_length_on_a_small_gec_set(tmp_path, capsys):
     bad_file.write_text('{"text": "x", "label": 3}\n')
     assert main(["gec", "--input", str(bad_file)]) == 2
     assert "a 'label' of 0 or 1" in capsys.readouterr().err
+
+
+def test_length_matched_auroc_ignores_pairs_of_different_length():
+    from models.evaluate import length_matched_auroc
+
+    texts = ["short", "a much longer clear request", "short", "a much longer unclear turn!"]
+    scores = [0.9, 0.2, 0.1, 0.8]
+    labels = [1, 1, 0, 0]
+    # same-length pairs only: (short 0.9 vs short 0.1) won, (long 0.2 vs long 0.8) lost
+    assert length_matched_auroc(scores, labels, texts) == {"auroc": 0.5, "baseline_length_auroc": 0.5, "pairs": 2}
