@@ -184,3 +184,24 @@ def test_portable_dofns_in_multi_processing_mode(tmp_path):
     single = run_build([str(fx / "tiny.jsonl")], tmp_path / "single", load_config(None))
     multi = pq.read_table(tmp_path / "base" / "latest" / "qa.parquet")
     assert multi.equals(pq.read_table(single.path / "qa.parquet"))
+
+
+def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
+    """models.train_intent's output plugs into the pipeline as models.intent: classifier:DIR."""
+    from models.train_intent import main as train_main
+
+    data = tmp_path / "labeled.jsonl"
+    rows = [("how do i reset my password ?", "password"), ("how do i reset my password", "password"),
+            ("hello", "oos"), ("hello ?", "oos")] * 4
+    data.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in rows), encoding="utf-8")
+    head = tmp_path / "head"
+    assert train_main(["--data", str(data), "--out", str(head), "--embedder", f"hf:{tiny_bert}",
+                       "--epochs", "30"]) == 0
+    cfg = load_config(None, {"models.intent": f"classifier:{head}", "filter.intent_threshold": 0.0})
+    fx = ROOT / "tests" / "fixtures"
+    res = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+    assert res.manifest["models"]["intent"].startswith("intent-head:head@")
+    questions = pq.read_table(tmp_path / "base" / "latest" / "questions.parquet").to_pylist()
+    details = [json.loads(q["intent_details"]) for q in questions]
+    assert all(set(d["top_labels"]) <= {"password", "oos"} for d in details)
+    assert res.manifest["counts"]["published"] > 0
