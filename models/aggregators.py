@@ -23,6 +23,7 @@ _STOP = frozenset(
     "would should will just very really also there here what which who how when where why than then".split()
     + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 class Viewpoint(NamedTuple):
@@ -57,9 +58,32 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2) -> np.ndarray:
+def number_list(text: str) -> list[str]:
+    """The numbers an answer states, in order, normalised (thousands separators dropped, trailing zeros
+    of decimals dropped): "21,196 km" -> ["21196"], "100.0°C or 212°F" -> ["100", "212"]."""
+    out = []
+    for m in _NUMBER.findall(text):
+        value = m.replace(",", "")
+        if "." in value:
+            value = value.rstrip("0").rstrip(".")
+        out.append(value)
+    return out
+
+
+def numbers(text: str) -> frozenset[str]:
+    return frozenset(number_list(text))
+
+
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2,
+                     number_aware: bool = False, same_number: float = 0.25) -> np.ndarray:
     """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
-    (1 - overlap coefficient of content words) at ``lexical_weight``."""
+    (1 - overlap coefficient of content words) at ``lexical_weight``.
+
+    ``number_aware`` (factual questions): two answers that both state numbers and share none
+    ("21,196 km" vs "8,850 km") say different things however alike they read, so their
+    distance is set to 1, the largest there is; two that state the same number first
+    ("100 degrees Celsius", "At sea level water boils at 100°C") give the same answer, so
+    theirs is capped at ``same_number`` (the merge floor: they always merge)."""
     n = len(texts)
     cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
     np.fill_diagonal(cos, 0.0)
@@ -75,7 +99,29 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
             else:
                 d = 1.0 - len(a & b) / min(len(a), len(b))
             lex[i, j] = lex[j, i] = d
-    return (1.0 - lexical_weight) * emb + lexical_weight * lex
+    dist = (1.0 - lexical_weight) * emb + lexical_weight * lex
+    if number_aware:
+        lists = [number_list(t) for t in texts]
+        nums = [frozenset(x) for x in lists]
+        for i in range(n):
+            for j in range(i + 1, n):
+                if not nums[i] or not nums[j]:
+                    continue
+                if not nums[i] & nums[j]:
+                    dist[i, j] = dist[j, i] = 1.0
+                elif lists[i][0] == lists[j][0]:
+                    dist[i, j] = dist[j, i] = min(dist[i, j], same_number)
+    return dist
+
+
+def support_check(summary_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]]) -> list[bool]:
+    """For each viewpoint: is its summary closer (mean cosine) to its own answers than to the answers of
+    every other viewpoint? One viewpoint alone passes."""
+    if len(clusters) < 2:
+        return [True] * len(clusters)
+    sims = summary_vecs @ answer_vecs.T
+    means = np.array([[sims[i, c].mean() for c in clusters] for i in range(len(clusters))])
+    return [bool(means[i, i] > np.delete(means[i], i).max()) for i in range(len(clusters))]
 
 
 def cluster_answers(dist: np.ndarray, floor: float, ceiling: float, gap_ratio: float) -> list[int]:
@@ -127,25 +173,41 @@ class EmbeddingAggregator:
         self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
         self._embed_chars = embed_max_chars
-        self.model_id = f"embedding-aggregator-v1[{embedder.model_id}]"
+        self.model_id = f"embedding-aggregator-v2[{embedder.model_id}]"
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch
         texts = [a.text[:self._embed_chars] for _, _, _, answers in groups if len(answers) > 1 for a in answers]
         vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
-        out, at = [], 0
+        drafts, at = [], 0
         for question, qtype, lang, answers in groups:
             if len(answers) > 1:
                 group_vecs = vecs[at:at + len(answers)]
                 at += len(answers)
             else:
                 group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
-            out.append(self.aggregate(question, qtype, lang, answers, group_vecs))
+            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers))
+        # support check: every summary of a group with 2+ viewpoints, embedded in one batch
+        summaries = [v.summary for res, _, _ in drafts if len(res.viewpoints) > 1 for v in res.viewpoints]
+        summary_vecs = self.embedder.embed(summaries) if summaries else np.zeros((0, 1), dtype=np.float32)
+        out, at = [], 0
+        for res, group_vecs, answers in drafts:
+            k = len(res.viewpoints)
+            if k > 1:
+                position = {a.answer_id: p for p, a in enumerate(answers)}
+                clusters = [[position[i] for i in v.answer_ids] for v in res.viewpoints]
+                passed = support_check(summary_vecs[at:at + k], group_vecs, clusters)
+                at += k
+                if not all(passed):
+                    res = res._replace(flags=res.flags + ["unsupported_viewpoint"])
+            out.append(res)
         return out
 
-    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray) -> list[list[int]]:
+    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, number_aware: bool = False
+                  ) -> list[list[int]]:
         """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
-        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight),
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight,
+                                                  number_aware, self._floor),
                                  self._floor, self._ceiling, self._gap)
         members: dict[int, list[int]] = {}
         for pos, lab in enumerate(labels):
@@ -166,7 +228,7 @@ class EmbeddingAggregator:
 
     def aggregate(self, question: str, qtype: str, lang: str, answers: list[AnswerCount],
                   vecs: np.ndarray) -> AggregateResult:
-        clusters = self._clusters(answers, vecs)
+        clusters = self._clusters(answers, vecs, number_aware=qtype != "subjective")
         votes = [sum(answers[p].count for p in c) for c in clusters]
         total = sum(votes)
         viewpoints = []

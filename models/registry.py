@@ -79,11 +79,22 @@ def qtype_classifier(cfg: ModelsConfig) -> QuestionTypeClassifier:
     return _cached(("qtype", cfg.embedder), lambda: QuestionTypeClassifier(embedder(cfg.embedder, cfg)))
 
 
-def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig) -> EmbeddingAggregator:
-    return _cached(("aggregator", models_cfg.embedder, cfg), lambda: EmbeddingAggregator(
+def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig) -> EmbeddingAggregator:
+    return _cached(("embedding-aggregator", models_cfg.embedder, cfg), lambda: EmbeddingAggregator(
         embedder(models_cfg.embedder, models_cfg), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
         gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
         embed_max_chars=cfg.embed_max_chars))
+
+
+def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig):
+    """``aggregation.backend``: ``embedding``, or an LLM (``hf:/path``, ``http://...``) falling back to it."""
+    if cfg.backend == "embedding":
+        return embedding_aggregator(models_cfg, cfg)
+    from models.llm_aggregator import LlmAggregator, make_generator
+
+    return _cached(("llm-aggregator", models_cfg.embedder, cfg), lambda: LlmAggregator(
+        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model), embedding_aggregator(models_cfg, cfg),
+        cfg.prompt_version))
 
 
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> dict[str, str]:

