@@ -230,6 +230,14 @@ class EmbeddingAggregator:
                   vecs: np.ndarray) -> AggregateResult:
         clusters = self._clusters(answers, vecs, number_aware=qtype != "subjective")
         votes = [sum(answers[p].count for p in c) for c in clusters]
+        tied = sum(1 for v in votes if v == votes[0])
+        if tied > 1 and len(answers) > 1:
+            # a tie for first place goes to the class whose members sit closest to all answers (the most
+            # central reading), not to whichever answer happened to come first
+            centrality = (vecs @ vecs.T).mean(axis=1)
+            head = sorted(clusters[:tied], key=lambda c: (-round(float(centrality[c].mean()), 6),
+                                                          min(answers[p].answer_id for p in c)))
+            clusters = head + clusters[tied:]
         total = sum(votes)
         viewpoints = []
         for c in clusters:

@@ -71,24 +71,58 @@ class EmbedHandler(MeteredHandler):
         return self._run(lambda b: embed_kept(emb, qtyper, b, self._threshold), batch)
 
 
+CACHE_NAMESPACE = "qabase.cache"
+
+
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
 
-    def __init__(self, models_cfg: ModelsConfig, agg_cfg: AggregationConfig):
+    def __init__(self, models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_path: str | None = None):
         super().__init__(max(1, models_cfg.batch_size // 8))  # groups hold up to max_answers texts
         self._models_cfg = models_cfg
         self._agg_cfg = agg_cfg
+        self._cache_path = cache_path
 
     def load_model(self):
-        return ModelBox(registry.aggregator(self._models_cfg, self._agg_cfg))
+        agg = registry.aggregator(self._models_cfg, self._agg_cfg)
+        if self._cache_path:
+            from models.aggregation_cache import AggregationCache, CachedAggregator
+
+            agg = CachedAggregator(agg, AggregationCache(self._cache_path))
+        return ModelBox(agg)
 
     def run_inference(self, batch, model, inference_args=None):
-        return self._run(lambda b: aggregate_groups(model.value, b), batch)
+        agg = model.value
+        before = (getattr(agg, "hits", 0), getattr(agg, "misses", 0))
+        out = self._run(lambda b: aggregate_groups(agg, b), batch)
+        if self._cache_path:
+            from apache_beam.metrics import Metrics
+
+            Metrics.counter(CACHE_NAMESPACE, "aggregate.hits").inc(agg.hits - before[0])
+            Metrics.counter(CACHE_NAMESPACE, "aggregate.misses").inc(agg.misses - before[1])
+        return out
 
 
 def embed_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> RunInference:
     return RunInference(EmbedHandler(models_cfg, agg_cfg.subjective_threshold))
 
 
-def aggregate_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> RunInference:
-    return RunInference(AggregateHandler(models_cfg, agg_cfg))
+def aggregate_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
+                        cache_path: str | None = None) -> RunInference:
+    return RunInference(AggregateHandler(models_cfg, agg_cfg, cache_path))
+
+
+def cache_counts(result) -> dict[str, int] | None:
+    """{hits, misses} of the aggregation cache from a finished pipeline (None if the runner has no metrics)."""
+    try:
+        from apache_beam.metrics.metric import MetricsFilter
+
+        counters = result.metrics().query(MetricsFilter().with_namespace(CACHE_NAMESPACE))["counters"]
+    except Exception:
+        return None
+    out = {"hits": 0, "misses": 0}
+    for c in counters:
+        kind = c.key.metric.name.rpartition(".")[2]
+        if kind in out:
+            out[kind] += c.committed if c.committed is not None else c.attempted
+    return out

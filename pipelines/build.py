@@ -122,7 +122,8 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
             args.append("--runner=DirectRunner")
         options = PipelineOptions(args)
         p = beam.Pipeline(options=options)
-        build_graph(p, files, cfg, str(staging))
+        cache_path = str(publisher.base / "cache" / "aggregation.sqlite") if cfg.aggregation.cache else None
+        build_graph(p, files, cfg, str(staging), cache_path)
         t_pipe = time.perf_counter()
         result = p.run()
         result.wait_until_finish()
@@ -131,6 +132,9 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
         stats = json.loads((staging / STATS_FILE).read_text(encoding="utf-8"))
         stats.update(reconcile(stats))
         timings = stage_metrics(result)
+        from pipelines.aggregate import cache_counts
+
+        cache = cache_counts(result) if cache_path else None
         t_sort = time.perf_counter()
         _sort_parquet(staging / "questions.parquet",
                       [("frequency", "descending"), ("question_key", "ascending")], QUESTIONS_SCHEMA)
@@ -161,6 +165,8 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
                      "pipeline_seconds": round(pipeline_s, 3)},
             "build_seconds": round(time.perf_counter() - t0, 3),
         }
+        if cache is not None:
+            manifest["aggregation_cache"] = {"path": cache_path, **cache}
         if not (staging / INDEX_FILE).is_file():
             raise PublishError(f"index: {INDEX_FILE} was not written")
         publisher.write_manifest(manifest)
@@ -184,4 +190,7 @@ def summary_text(res: BuildResult) -> str:
         f"recall@10={res.manifest['index']['recall_at_10']}",
         f"version {res.version} -> {res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
+    cache = res.manifest.get("aggregation_cache")
+    if cache:
+        lines.insert(-1, f"aggregation cache: {cache['hits']:,} groups reused, {cache['misses']:,} aggregated")
     return "\n".join(lines)

@@ -88,6 +88,9 @@ class AggregationConfig:
     llm_model: str = "auto"  # the model name sent to an HTTP endpoint; auto: the first of its /v1/models
     llm_max_new_tokens: int = 256
     prompt_version: str = "v1"  # models/prompts/aggregate_<version>.<lang>.txt
+    # keep results in <output>/cache/aggregation.sqlite, keyed by question, answer set, model and prompt
+    # version, so a rebuild re-aggregates only the groups that changed
+    cache: bool = True
     subjective_threshold: float = 0.5
     # Answer distance = (cosine distance / the group's largest one), mixed with lexical
     # distance (1 - overlap of content words) at lexical_weight, so every group is on its

@@ -71,7 +71,8 @@ def _write_stats(pairs, staging: str) -> None:
     (Path(staging) / STATS_FILE).write_text(json.dumps(dict(sorted(pairs)), indent=2), encoding="utf-8")
 
 
-def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: str) -> None:
+def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: str,
+                cache_path: str | None = None) -> None:
     read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
     validated = read.rows | "Validate" >> ValidateRows(cfg.limits)
     accepted = validated.accepted
@@ -97,7 +98,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     rows = ({"kept": kept, "answers": answers}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
-            | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation))
+            | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation, cache_path))
     _ = (rows
          | "CollectStore" >> beam.combiners.ToList()
          | "WriteStore" >> beam.Map(_write_store_metered, staging=staging, index_cfg=cfg.index))

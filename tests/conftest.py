@@ -113,3 +113,16 @@ def tiny_bert_classifier(tmp_path_factory, tiny_bert) -> Path:
     BertForSequenceClassification(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+class FakeEmbedder:
+    """Random unit vectors (seeded by the batch size): for tests where the embedder is beside the point."""
+
+    model_id, dim = "fake", 8
+
+    def embed(self, texts):
+        import numpy as np
+
+        rng = np.random.default_rng(len(texts))
+        v = rng.normal(size=(len(texts), 8)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)

@@ -205,3 +205,19 @@ def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
     details = [json.loads(q["intent_details"]) for q in questions]
     assert all(set(d["top_labels"]) <= {"password", "oos"} for d in details)
     assert res.manifest["counts"]["published"] > 0
+
+
+def test_rebuild_reuses_cached_aggregations(tmp_path):
+    fx = ROOT / "tests" / "fixtures"
+    cfg = load_config(None, {})
+    first = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+    assert first.manifest["aggregation_cache"]["hits"] == 0
+    assert first.manifest["aggregation_cache"]["misses"] == first.manifest["counts"]["published"] > 0
+    second = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+    assert second.manifest["aggregation_cache"] == {**first.manifest["aggregation_cache"],
+                                                    "hits": first.manifest["counts"]["published"], "misses": 0}
+    a = pq.read_table(first.path / "qa.parquet").drop_columns([]).to_pylist()
+    b = pq.read_table(second.path / "qa.parquet").to_pylist()
+    assert a == b  # served from the cache, identical
+    off = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", load_config(None, {"aggregation.cache": False}))
+    assert "aggregation_cache" not in off.manifest

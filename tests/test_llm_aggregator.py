@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from models.aggregators import EmbeddingAggregator
@@ -97,13 +96,7 @@ class Scripted:
         return self.replies[:len(prompts)]
 
 
-class FakeEmbedder:
-    model_id, dim = "fake", 8
-
-    def embed(self, texts):
-        rng = np.random.default_rng(len(texts))
-        v = rng.normal(size=(len(texts), 8)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
+from conftest import FakeEmbedder  # noqa: E402
 
 
 def test_unparsable_replies_and_failed_generation_fall_back_with_the_reason():
