@@ -114,6 +114,27 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
     return dist
 
 
+def summary_candidates(member_texts: list[str], current: str, limit: int, per_answer: int = 4) -> list[str]:
+    """The current summary first, then up to ``per_answer`` sentences of each member (10+ characters)."""
+    out = [current]
+    for text in member_texts:
+        parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and len(p.strip()) >= 10]
+        for p in parts[:per_answer]:
+            t = truncate(p, limit)
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def distinctiveness(cand_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]], k: int) -> np.ndarray:
+    """For each candidate summary of viewpoint k: mean cosine to k's answers minus the largest mean cosine
+    to another viewpoint's answers (positive = passes the support check)."""
+    sims = cand_vecs @ answer_vecs.T
+    own = sims[:, clusters[k]].mean(axis=1)
+    other = np.max(np.stack([sims[:, c].mean(axis=1) for j, c in enumerate(clusters) if j != k]), axis=0)
+    return own - other
+
+
 def support_check(summary_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]]) -> list[bool]:
     """For each viewpoint: is its summary closer (mean cosine) to its own answers than to the answers of
     every other viewpoint? One viewpoint alone passes."""
@@ -186,19 +207,49 @@ class EmbeddingAggregator:
                 at += len(answers)
             else:
                 group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
-            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers))
-        # support check: every summary of a group with 2+ viewpoints, embedded in one batch
-        summaries = [v.summary for res, _, _ in drafts if len(res.viewpoints) > 1 for v in res.viewpoints]
-        summary_vecs = self.embedder.embed(summaries) if summaries else np.zeros((0, 1), dtype=np.float32)
-        out, at = [], 0
-        for res, group_vecs, answers in drafts:
-            k = len(res.viewpoints)
-            if k > 1:
-                position = {a.answer_id: p for p, a in enumerate(answers)}
-                clusters = [[position[i] for i in v.answer_ids] for v in res.viewpoints]
-                passed = support_check(summary_vecs[at:at + k], group_vecs, clusters)
-                at += k
-                if not all(passed):
+            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers, lang))
+        # groups with 2+ viewpoints: each summary is the candidate sentence of its members that best tells
+        # it apart (own answers minus the nearest other viewpoint's), then the support check; one batch
+        plans, texts, known = [], [], []
+        for res, group_vecs, answers, _ in drafts:
+            if len(res.viewpoints) < 2:
+                plans.append(None)
+                continue
+            position = {a.answer_id: p for p, a in enumerate(answers)}
+            clusters = [[position[i] for i in v.answer_ids] for v in res.viewpoints]
+            cands = [summary_candidates([answers[p].text for p in c], v.summary, self._summary_chars)
+                     for c, v in zip(clusters, res.viewpoints)]
+            plans.append((clusters, cands, len(texts)))
+            # a candidate that is a whole (short) answer already has its vector
+            whole = {a.text.strip(): group_vecs[p] for p, a in enumerate(answers)
+                     if len(a.text) <= self._embed_chars}
+            for t in (t for cs in cands for t in cs):
+                texts.append(t)
+                known.append(whole.get(t))
+        todo = [i for i, v in enumerate(known) if v is None]
+        if texts:
+            fresh = self.embedder.embed([texts[i] for i in todo]) if todo else []
+            for i, v in zip(todo, fresh):
+                known[i] = v
+            cand_vecs = np.stack(known).astype(np.float32)
+        else:
+            cand_vecs = np.zeros((0, 1), dtype=np.float32)
+        out = []
+        for (res, group_vecs, answers, lang), plan in zip(drafts, plans):
+            if plan is not None:
+                clusters, cands, at = plan
+                chosen, chosen_vecs = [], []
+                for k, cs in enumerate(cands):
+                    vecs_k = cand_vecs[at:at + len(cs)]
+                    at += len(cs)
+                    best = int(np.argmax(distinctiveness(vecs_k, group_vecs, clusters, k)))
+                    chosen.append(cs[best])
+                    chosen_vecs.append(vecs_k[best])
+                views = [Viewpoint(s, v.answer_ids) for s, v in zip(chosen, res.viewpoints)]
+                res = res._replace(viewpoints=views)
+                if res.method.endswith("viewpoints"):
+                    res = res._replace(answer=_overall_summary(views, lang))
+                if not all(support_check(np.stack(chosen_vecs), group_vecs, clusters)):
                     res = res._replace(flags=res.flags + ["unsupported_viewpoint"])
             out.append(res)
         return out
@@ -232,12 +283,16 @@ class EmbeddingAggregator:
         votes = [sum(answers[p].count for p in c) for c in clusters]
         tied = sum(1 for v in votes if v == votes[0])
         if tied > 1 and len(answers) > 1:
-            # a tie for first place goes to the class whose members sit closest to all answers (the most
-            # central reading), not to whichever answer happened to come first
-            centrality = (vecs @ vecs.T).mean(axis=1)
-            head = sorted(clusters[:tied], key=lambda c: (-round(float(centrality[c].mean()), 6),
-                                                          min(answers[p].answer_id for p in c)))
-            clusters = head + clusters[tied:]
+            # no vote decides, and never the order answers came in: a factual question takes the class holding
+            # the most complete (longest) answer, an opinion question leads with its most central viewpoint
+            if qtype == "subjective":
+                centrality = (vecs @ vecs.T).mean(axis=1)
+                key = lambda c: (-round(float(centrality[c].mean()), 6),  # noqa: E731
+                                 min(answers[p].answer_id for p in c))
+            else:
+                key = lambda c: (-max(len(answers[p].text) for p in c),  # noqa: E731
+                                 min(answers[p].answer_id for p in c))
+            clusters = sorted(clusters[:tied], key=key) + clusters[tied:]
         total = sum(votes)
         viewpoints = []
         for c in clusters:
@@ -263,6 +318,8 @@ class EmbeddingAggregator:
             top_count = answers[best].count
             if sum(1 for p in winner if answers[p].count == top_count) > 1:
                 best = self._medoid([p for p in winner if answers[p].count == top_count], vecs, answers)
+            if tied > 1:  # the class won on completeness: store its most complete member
+                best = max(winner, key=lambda p: (len(answers[p].text), -answers[p].answer_id))
             answer = answers[best].text
             if share < 0.5:
                 flags.append("low_agreement")

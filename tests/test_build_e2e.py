@@ -221,3 +221,17 @@ def test_rebuild_reuses_cached_aggregations(tmp_path):
     assert a == b  # served from the cache, identical
     off = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", load_config(None, {"aggregation.cache": False}))
     assert "aggregation_cache" not in off.manifest
+
+
+def test_build_with_an_llm_aggregator_falls_back_per_question(tmp_path, tiny_llama):
+    """aggregation.backend: hf:DIR runs inside the Beam graph; a random model's replies do not parse, so each
+    question is aggregated by the embedding aggregator and says why."""
+    cfg = load_config(None, {"aggregation.backend": f"hf:{tiny_llama}", "aggregation.llm_max_new_tokens": 4,
+                             "aggregation.cache": False})
+    res = run_build([str(ROOT / "tests" / "fixtures" / "tiny.jsonl")], tmp_path / "base", cfg)
+    assert res.manifest["models"]["aggregator"].startswith("llm-aggregator[hf:")
+    rows = pq.read_table(res.path / "qa.parquet").to_pylist()
+    assert rows and all(any(f.startswith("llm_fallback:") for f in r["flags"]) for r in rows)
+    assert all(r["method"].startswith("embedding") for r in rows)
+    with pytest.raises(Exception, match="aggregation.backend must be embedding, hf:/path or http"):
+        load_config(None, {"aggregation.backend": "gpt4"})
