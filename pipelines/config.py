@@ -109,8 +109,16 @@ class AggregationConfig:
 
 @dataclass(frozen=True)
 class IndexConfig:
-    factory: str = "Flat"
+    # "auto": Flat up to flat_max vectors, then IVF-Flat while the raw vectors fit memory_budget_mb,
+    # then IVF-PQ (see indexes/builder.py); or any FAISS factory string ("HNSW32", "IVF1024,PQ48", ...)
+    factory: str = "auto"
     metric: str = "ip"
+    flat_max: int = 100000
+    memory_budget_mb: float = 4096.0
+    # publishing fails when recall@10 against exact search (on a sample of the base's own questions)
+    # stays below this after IVF search breadth (nprobe) is raised as far as 1024
+    recall_floor: float = 0.95
+    use_gpu: str = "auto"  # auto: train and add on a GPU when faiss has one; yes: require one; no
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "input.chat_pairs": ("first", "all"),
     "input.format": ("auto", "jsonl", "csv", "parquet"),
     "index.metric": ("ip",),
+    "index.use_gpu": ("auto", "yes", "no"),
 }
 
 
@@ -204,15 +213,18 @@ def _validate(cfg: BuildConfig) -> None:
     for path, allowed in _CHOICES.items():
         if flat[path] not in allowed:
             raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
-    for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold"):
+    for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold",
+                 "index.recall_floor"):
         if not 0.0 <= flat[path] <= 1.0:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
                 "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
-                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens")
+                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens", "index.flat_max")
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
+    if flat["index.memory_budget_mb"] <= 0:
+        raise ConfigError("config: index.memory_budget_mb must be positive")
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:

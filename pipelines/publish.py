@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from indexes.builder import FaissIndexBuilder, exact_self_recall
+from indexes.builder import FaissIndexBuilder
 from pipelines.config import IndexConfig
 from pipelines.errors import PublishError
 from schemas import QA_SCHEMA
@@ -43,11 +43,19 @@ def write_store(rows: list[dict], staging: str, index_cfg: IndexConfig) -> dict:
         else np.zeros((0, dim), np.float32)
     table = pa.Table.from_pylist(rows, schema=QA_SCHEMA)
     pq.write_table(table, out / "qa.parquet")
-    facts = FaissIndexBuilder(index_cfg.factory, index_cfg.metric).build(vectors, out / INDEX_FILE)
-    facts["recall_at_10"] = round(exact_self_recall(vectors, out / INDEX_FILE), 6)
+    facts = FaissIndexBuilder(index_cfg.factory, index_cfg.metric, index_cfg.flat_max, index_cfg.memory_budget_mb,
+                              index_cfg.recall_floor, index_cfg.use_gpu).build(vectors, out / INDEX_FILE)
     facts["qa_rows"] = len(rows)
+    enforce_recall_floor(facts, index_cfg.recall_floor)
     (out / "index_infos.json").write_text(json.dumps(facts, indent=2), encoding="utf-8")
     return facts
+
+
+def enforce_recall_floor(facts: dict, floor: float) -> None:
+    if facts["recall_at_10"] < floor:
+        raise PublishError(f"index: recall@10 {facts['recall_at_10']:.3f} of {facts['factory']} (nprobe "
+                           f"{facts.get('nprobe', '-')}) is below index.recall_floor {floor}; "
+                           "raise index.memory_budget_mb, choose another index.factory, or lower the floor")
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
