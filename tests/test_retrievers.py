@@ -1,0 +1,88 @@
+"""QuestionRetriever / AnswerRetriever over a real published base, the query CLI, and integrity checks."""
+
+import json
+import shutil
+
+import pytest
+
+from pipelines.build import run_build
+from pipelines.config import load_config
+from pipelines.query import main as query_main
+from pipelines.retrievers import (AnswerRetriever, BaseIntegrityError, QuestionRetriever, load_base,
+                                  no_info_message)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory, fixtures_dir):
+    out = tmp_path_factory.mktemp("retrieval") / "base"
+    run_build([str(fixtures_dir / "tiny.jsonl"), str(fixtures_dir / "chat.jsonl")], out, load_config(None, {}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def fixtures_dir():
+    from pathlib import Path
+
+    return Path(__file__).parent / "fixtures"
+
+
+def test_question_retriever_ranks_the_paraphrase_first(base):
+    qr = QuestionRetriever(base)
+    hits = qr.search("what's the capital city of France", k=3)
+    assert hits[0].question == "What is the capital of France?" and hits[0].qid.startswith("q_")
+    assert len(hits) <= 3 and hits == sorted(hits, key=lambda h: -h.score)
+    batch = qr.search_batch(["what's the capital city of France", "tea or coffee, which is better"], k=2)
+    assert batch[0] == hits[:2] and len(batch) == 2
+
+
+def test_answer_retriever_exact_then_nearest_then_no_information(base):
+    ar = AnswerRetriever(base)
+    exact = ar.get("what is the capital of france？")  # same normalised key
+    assert exact.found and exact.score == 1.0 and "Paris" in exact.answer and exact.message == ""
+    near = AnswerRetriever(base, threshold=0.0).get("capital of France please")
+    assert near.found and near.matched_question == "What is the capital of France?"
+    miss = ar.get("How many moons does Neptune have?")
+    assert not miss.found and miss.message == "AnswerRetriever found no valid information for " \
+                                              "How many moons does Neptune have?"
+    assert no_info_message("海王星有几颗卫星？") == "调用AnswerRetriever查询海王星有几颗卫星？没有有效信息"
+    assert [a.found for a in ar.get_batch(["What is the capital of France?", "zzz qqq"])] == [True, False]
+
+
+def test_corrupted_or_mismatched_files_are_refused(base, tmp_path):
+    version = (base / "latest").resolve()
+    broken = tmp_path / "broken"
+    shutil.copytree(version, broken)
+    data = bytearray((broken / "index.faiss").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (broken / "index.faiss").write_bytes(bytes(data))
+    with pytest.raises(BaseIntegrityError, match="index.faiss does not match its checksum"):
+        load_base(broken)
+    swapped = tmp_path / "swapped"
+    shutil.copytree(version, swapped)
+    (swapped / "qa.parquet").unlink()
+    with pytest.raises(BaseIntegrityError, match="qa.parquet is missing"):
+        load_base(swapped)
+    with pytest.raises(BaseIntegrityError, match="no published version"):
+        load_base(tmp_path / "nothing")
+
+
+def test_query_cli_single_and_batch(base, tmp_path, capsys):
+    assert query_main(["--base", str(base), "questions", "capital of France", "-k", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["query"] == "capital of France" and len(out["hits"]) == 2
+    assert query_main(["--base", str(base), "answer", "How many moons does Neptune have?"]) == 0
+    assert json.loads(capsys.readouterr().out)["found"] is False
+    queries = tmp_path / "q.txt"
+    queries.write_text("What is the capital of France?\n\nWhich is better, tea or coffee?\n", encoding="utf-8")
+    res = tmp_path / "r.jsonl"
+    assert query_main(["--base", str(base), "answer", "--input", str(queries), "--output", str(res)]) == 0
+    lines = [json.loads(x) for x in res.read_text().splitlines()]
+    assert [x["query"] for x in lines] == ["What is the capital of France?", "Which is better, tea or coffee?"]
+    assert all(x["found"] for x in lines)
+    capsys.readouterr()
+    assert query_main(["--base", str(base), "questions", "x", "-k", "0"]) == 2
+    assert "-k must be between 1 and 100" in capsys.readouterr().err
+    assert query_main(["--base", str(tmp_path / "none"), "answer", "x"]) == 2
+    assert "no published version" in capsys.readouterr().err
