@@ -73,6 +73,20 @@ def resolve_version(base_dir: str | Path) -> Path:
     raise BaseIntegrityError(f"base: {base} has no published version (no manifest.json, no latest/)")
 
 
+def memory_base(questions: list[str], embedder, answers: list[str] | None = None) -> "LoadedBase":
+    """A base held in memory (exact index): for evaluations and tests, no files."""
+    import faiss
+
+    vecs = np.ascontiguousarray(embedder.embed(questions), dtype=np.float32)
+    index = faiss.IndexFlatIP(vecs.shape[1])
+    index.add(vecs)
+    keys = [normalize_key(q) for q in questions]
+    return LoadedBase(path=Path("."), version="memory", manifest={}, questions=list(questions), keys=keys,
+                      qids=[f"m{i}" for i in range(len(questions))], answers=list(answers or [""] * len(questions)),
+                      viewpoints=[[] for _ in questions], key_to_row={k: i for i, k in enumerate(keys)},
+                      index=index, embedder=embedder, lock=threading.Lock())
+
+
 @dataclass
 class LoadedBase:
     path: Path
@@ -88,9 +102,20 @@ class LoadedBase:
     embedder: object
     lock: threading.Lock
 
+    _bm25: object = None
+
     def embed(self, texts: list[str]) -> np.ndarray:
         with self.lock:
             return np.ascontiguousarray(self.embedder.embed(texts), dtype=np.float32)
+
+    @property
+    def bm25(self):
+        with self.lock:
+            if self._bm25 is None:
+                from pipelines.bm25 import BM25
+
+                self._bm25 = BM25(self.questions)
+            return self._bm25
 
 
 def _verify(path: Path, manifest: dict) -> None:
@@ -158,9 +183,19 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
     return loaded
 
 
+MODES = ("dense", "bm25", "hybrid")
+
+
 class QuestionRetriever:
-    def __init__(self, base_dir: str | Path, embedder=None):
-        self.base = load_base(base_dir, embedder)
+    """``mode``: ``dense`` (the base's embedder, default), ``bm25`` (words / Chinese characters and bigrams),
+    or ``hybrid`` (reciprocal-rank fusion of both top-``pool`` lists; scores are then RRF scores)."""
+
+    def __init__(self, base_dir: str | Path, embedder=None, mode: str = "dense", pool: int = 50):
+        if mode not in MODES:
+            raise QabaseError(f"retrieval mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.base = base_dir if isinstance(base_dir, LoadedBase) else load_base(base_dir, embedder)
+        self.mode = mode
+        self.pool = pool
 
     def search_batch(self, queries: list[str], k: int = 5) -> list[list[Hit]]:
         b = self.base
@@ -170,7 +205,19 @@ class QuestionRetriever:
             raise QabaseError("k must be at least 1")
         if not b.questions:
             return [[] for _ in queries]
-        scores, ids = b.index.search(b.embed(queries), min(k, len(b.questions)))
+        kk = min(k, len(b.questions))
+        if self.mode == "bm25":
+            scores, ids = b.bm25.search(queries, kk)
+        elif self.mode == "dense":
+            scores, ids = b.index.search(b.embed(queries), kk)
+        else:
+            from pipelines.bm25 import rrf
+
+            depth = min(max(self.pool, kk), len(b.questions))
+            _, dense_ids = b.index.search(b.embed(queries), depth)
+            _, lex_ids = b.bm25.search(queries, depth)
+            fused = [rrf([d, lx], kk) for d, lx in zip(dense_ids, lex_ids)]
+            return [[Hit(b.questions[i], b.qids[i], s) for i, s in row] for row in fused]
         return [[Hit(b.questions[i], b.qids[i], round(float(s), 6)) for s, i in zip(srow, irow) if i >= 0]
                 for srow, irow in zip(scores, ids)]
 

@@ -86,3 +86,33 @@ def test_query_cli_single_and_batch(base, tmp_path, capsys):
     assert "-k must be between 1 and 100" in capsys.readouterr().err
     assert query_main(["--base", str(tmp_path / "none"), "answer", "x"]) == 2
     assert "no published version" in capsys.readouterr().err
+
+
+def test_hybrid_and_bm25_modes(base):
+    for mode in ("bm25", "hybrid"):
+        hits = QuestionRetriever(base, mode=mode).search("capital of France", k=3)
+        assert hits[0].question == "What is the capital of France?", mode
+    with pytest.raises(Exception, match="retrieval mode must be one of dense, bm25, hybrid"):
+        QuestionRetriever(base, mode="magic")
+
+
+def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
+    from fastapi.testclient import TestClient
+
+    from pipelines.serve import create_app
+
+    live_dir = tmp_path / "live"
+    shutil.copytree(base, live_dir, symlinks=True)
+    client = TestClient(create_app(live_dir))
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["questions"] > 0
+    r = client.get("/questions", params={"q": "capital of France", "k": 2}).json()
+    assert len(r["hits"]) == 2 and r["version"] == health["version"]
+    a = client.get("/answer", params={"q": "What is the capital of France?"}).json()
+    assert a["found"] and "Paris" in a["answer"]
+    assert client.get("/questions", params={"q": "x", "k": 0}).status_code == 422
+    assert client.get("/questions", params={"q": "x" * 2001}).status_code == 422
+    assert client.get("/answer").status_code == 422
+    # a new build into the same folder goes live without a restart
+    newer = run_build([str(fixtures_dir / "tiny.jsonl")], live_dir, load_config(None, {}))
+    assert client.get("/health").json()["version"] == newer.version != health["version"]
