@@ -23,7 +23,6 @@ _STOP = frozenset(
     "would should will just very really also there here what which who how when where why than then".split()
     + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 class Viewpoint(NamedTuple):
@@ -58,32 +57,16 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def number_list(text: str) -> list[str]:
-    """The numbers an answer states, in order, normalised (thousands separators dropped, trailing zeros
-    of decimals dropped): "21,196 km" -> ["21196"], "100.0°C or 212°F" -> ["100", "212"]."""
-    out = []
-    for m in _NUMBER.findall(text):
-        value = m.replace(",", "")
-        if "." in value:
-            value = value.rstrip("0").rstrip(".")
-        out.append(value)
-    return out
-
-
-def numbers(text: str) -> frozenset[str]:
-    return frozenset(number_list(text))
-
-
 def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2,
                      number_aware: bool = False, same_number: float = 0.25) -> np.ndarray:
     """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
     (1 - overlap coefficient of content words) at ``lexical_weight``.
 
-    ``number_aware`` (factual questions): two answers that both state numbers and share none
-    ("21,196 km" vs "8,850 km") say different things however alike they read, so their
-    distance is set to 1, the largest there is; two that state the same number first
-    ("100 degrees Celsius", "At sea level water boils at 100°C") give the same answer, so
-    theirs is capped at ``same_number`` (the merge floor: they always merge)."""
+    ``number_aware`` (factual questions, values from ``models.numbers``, equal within 2%):
+    two answers that both state numbers and share none ("21,196 km" vs "8,850 km") say
+    different things however alike they read, so their distance is set to 1, the largest
+    there is; two whose first numbers agree ("21196公里", "2.1万公里", "两万一千多公里") give the
+    same answer, so theirs is capped at ``same_number`` (the merge floor: they always merge)."""
     n = len(texts)
     cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
     np.fill_diagonal(cos, 0.0)
@@ -101,15 +84,16 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
             lex[i, j] = lex[j, i] = d
     dist = (1.0 - lexical_weight) * emb + lexical_weight * lex
     if number_aware:
-        lists = [number_list(t) for t in texts]
-        nums = [frozenset(x) for x in lists]
+        from models.numbers import agree, any_agree, number_values
+
+        vals = [number_values(t) for t in texts]
         for i in range(n):
             for j in range(i + 1, n):
-                if not nums[i] or not nums[j]:
+                if not vals[i] or not vals[j]:
                     continue
-                if not nums[i] & nums[j]:
+                if not any_agree(vals[i], vals[j]):
                     dist[i, j] = dist[j, i] = 1.0
-                elif lists[i][0] == lists[j][0]:
+                elif agree(vals[i][0], vals[j][0]):
                     dist[i, j] = dist[j, i] = min(dist[i, j], same_number)
     return dist
 
@@ -194,7 +178,8 @@ class EmbeddingAggregator:
         self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
         self._embed_chars = embed_max_chars
-        self.model_id = f"embedding-aggregator-v2[{embedder.model_id}]"
+        # the version is part of the aggregation cache key: bump it whenever results would change
+        self.model_id = f"embedding-aggregator-v3[{embedder.model_id}]"
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch

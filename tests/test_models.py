@@ -170,11 +170,22 @@ def test_char_edit_distance():
 
 
 def test_numbers_and_number_aware_votes():
-    from models.aggregators import answer_distances, numbers
+    from models.aggregators import answer_distances
+    from models.numbers import agree, han_value, number_values
 
-    assert numbers("The Great Wall is 21,196 km long, built over 2,000 years.") == {"21196", "2000"}
-    assert numbers("100.0°C or 212°F") == {"100", "212"}
-    assert numbers("no numbers here") == frozenset()
+    assert number_values("The Great Wall is 21,196 km long, built over 2,000 years.") == [21196.0, 2000.0]
+    assert number_values("100.0°C or 212°F") == [100.0, 212.0]
+    assert number_values("no numbers here") == []
+    # Chinese magnitudes and numerals; years are not answers
+    assert number_values("根据2012年国家文物局公布的数据，历代长城总长约21196公里。") == [21196.0]
+    assert number_values("长城总长度约为2.1万公里。") == [21000.0]
+    assert number_values("长城全长约21196千米，重5千克") == [21196.0, 5.0]
+    assert number_values("历代长城加起来大约两万一千多公里。") == [21000.0]
+    assert number_values("长城一万里，也就是一万公里。") == [10000.0, 10000.0]
+    assert number_values("我有一个问题") == [] and number_values("It was built in 1889, 330 m tall.") == [330.0]
+    assert number_values("about 1.5 million people") == [1500000.0]
+    assert han_value("三十五") == 35 and han_value("两万一千") == 21000 and han_value("一亿") == 1e8
+    assert agree(21196, 21000) and not agree(21196, 10000)
     texts = ["It is about 21,196 km long.", "It is about 8,850 km long.", "Roughly 21196 kilometres."]
     vecs = np.ones((3, 4), dtype=np.float32) / 2.0  # identical meaning vectors: only numbers can tell
     plain = answer_distances(vecs, texts)
