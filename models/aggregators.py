@@ -179,7 +179,9 @@ class EmbeddingAggregator:
         self._summary_chars = summary_max_chars
         self._embed_chars = embed_max_chars
         # the version is part of the aggregation cache key: bump it whenever results would change
-        self.model_id = f"embedding-aggregator-v3[{embedder.model_id}]"
+        self.model_id = (f"embedding-aggregator-v3[{embedder.model_id}|floor={merge_floor},ceiling={merge_ceiling},"
+                         f"gap={gap_ratio},lexical={lexical_weight},summary={summary_max_chars},"
+                         f"embed={embed_max_chars}]")
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch

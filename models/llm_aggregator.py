@@ -58,7 +58,7 @@ class HfGenerator:
         self._max_new = max_new_tokens
         self._batch = batch_size
         self._max_prompt = max_prompt_tokens
-        self.model_id = f"hf:{path.name}@{fingerprint}"
+        self.model_id = f"hf:{path.name}@{fingerprint}/max{max_new_tokens}"
 
     def generate(self, prompts: list[str]) -> list[str]:
         torch = self._torch
@@ -88,7 +88,7 @@ class HttpGenerator:
         self._model = model
         self._max_new = max_new_tokens
         self._batch = batch_size
-        self.model_id = f"http:{self._url}#{model}"
+        self.model_id = f"http:{self._url}#{model}/max{max_new_tokens}"
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -144,7 +144,7 @@ class LlmAggregator:
         self.generator = generator
         self.fallback = fallback
         self.prompt = load_prompt(prompt_version)
-        self.model_id = f"llm-aggregator[{generator.model_id}|{self.prompt.prompt_id}]"
+        self.model_id = f"llm-aggregator[{generator.model_id}|{self.prompt.prompt_id}|fallback={fallback.model_id}]"
 
     def aggregate_many(self, groups):
         prompts = [self.prompt.render(q, [a.text for a in answers], lang) for q, _, lang, answers in groups]

@@ -42,3 +42,20 @@ def test_cached_aggregator_skips_unchanged_groups_across_processes(tmp_path):
     other_model = CachedAggregator(Counting("agg-v2"), AggregationCache(path))
     other_model.aggregate_many([_group("A?")])
     assert other_model.misses == 1
+
+
+def test_aggregator_identities_carry_every_setting_that_changes_results():
+    from conftest import FakeEmbedder
+    from models.aggregators import EmbeddingAggregator
+    from models.llm_aggregator import LlmAggregator
+
+    a = EmbeddingAggregator(FakeEmbedder())
+    assert a.model_id != EmbeddingAggregator(FakeEmbedder(), merge_floor=0.3).model_id
+    assert a.model_id != EmbeddingAggregator(FakeEmbedder(), lexical_weight=0.5).model_id
+
+    class Gen:
+        model_id = "gen/max256"
+
+    llm = LlmAggregator(Gen(), a)
+    assert llm.model_id.endswith(f"|fallback={a.model_id}]")
+    assert llm.model_id != LlmAggregator(Gen(), EmbeddingAggregator(FakeEmbedder(), gap_ratio=2.0)).model_id
