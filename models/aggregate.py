@@ -16,7 +16,6 @@ Without ``--output`` a readable summary is printed.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -25,18 +24,12 @@ from pipelines.errors import QabaseError
 
 
 def read_groups(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
+    from pipelines.jsonl import iter_jsonl
+
     groups = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
-        answers = obj.get("answers") if isinstance(obj, dict) else None
-        if not isinstance(obj, dict) or not isinstance(obj.get("question"), str) or not obj["question"].strip():
+    for n, obj in iter_jsonl(path):
+        answers = obj.get("answers")
+        if not isinstance(obj.get("question"), str) or not obj["question"].strip():
             raise QabaseError(f"input: {path}:{n} needs a non-empty string 'question'")
         if not isinstance(answers, list) or not answers or not all(isinstance(a, str) and a.strip()
                                                                    for a in answers):
@@ -113,10 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        print(f"{len(rows)} groups -> {args.output}")
+        from pipelines.jsonl import write_jsonl
+
+        print(f"{write_jsonl(args.output, rows)} groups -> {args.output}")
     else:
         print(readable(rows))
     return 0

@@ -32,20 +32,18 @@ BINS = np.linspace(0.0, 1.0, 11)
 
 def read_rows(path: Path) -> list[dict]:
     """[{"text", "label"?, "score"?}] from text or JSONL."""
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
+    from pipelines.jsonl import iter_jsonl
+
+    if path.suffix not in (".jsonl", ".json"):
+        if not path.is_file():
+            raise QabaseError(f"input: no such file: {path}")
+        rows = [{"text": line} for line in path.read_text(encoding="utf-8").splitlines()]
+        if not rows:
+            raise QabaseError(f"input: {path} has no questions")
+        return rows
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if path.suffix not in (".jsonl", ".json"):
-            rows.append({"text": line})
-            continue
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+    for n, obj in iter_jsonl(path):
+        if not isinstance(obj.get("text"), str):
             raise QabaseError(f"input: {path}:{n} has no string 'text' field")
         if "label" in obj and obj["label"] not in (0, 1):
             raise QabaseError(f"input: {path}:{n}: 'label' must be 0 or 1")

@@ -164,16 +164,9 @@ def clinc_oos_sets(data: Path = SHARED) -> tuple[list[dict], list[dict]]:
     return train, val
 
 
-def _write_jsonl(path: Path, rows) -> int:
-    count = 0
-    with open(path, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            count += 1
-    return count
-
-
 def main(argv: list[str] | None = None) -> int:
+    from pipelines.jsonl import write_jsonl
+
     ap = argparse.ArgumentParser(prog="python -m models.eval_sets", description=__doc__.split("\n\n")[0])
     ap.add_argument("set", choices=("mucgec", "en-gec", "intent", "clinc-oos"))
     ap.add_argument("--lang", choices=("en", "zh", "all"), default="all", help="intent set only")
@@ -188,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.set == "clinc-oos":
         train, val = clinc_oos_sets(args.data)
         args.out.mkdir(parents=True, exist_ok=True)
-        print(f"{_write_jsonl(args.out / 'train.jsonl', train)} training lines -> {args.out / 'train.jsonl'}; "
-              f"{_write_jsonl(args.out / 'val.jsonl', val)} labelled lines -> {args.out / 'val.jsonl'}")
+        print(f"{write_jsonl(args.out / 'train.jsonl', train)} training lines -> {args.out / 'train.jsonl'}; "
+              f"{write_jsonl(args.out / 'val.jsonl', val)} labelled lines -> {args.out / 'val.jsonl'}")
         return 0
     if args.set == "intent":
         rows = intent_eval_rows(args.lang, args.n or 600, args.seed, args.data)
@@ -197,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = mucgec_pairs(args.data)
     else:
         rows = english_gec_pairs(args.n or 2000, args.seed, args.data)
-    print(f"{_write_jsonl(args.out, rows)} labelled lines -> {args.out}")
+    print(f"{write_jsonl(args.out, rows)} labelled lines -> {args.out}")
     return 0
 
 

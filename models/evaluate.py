@@ -80,17 +80,11 @@ def length_matched_auroc(scores: list[float], labels: list[int], texts: list[str
 
 
 def read_labelled(path: Path) -> tuple[list[str], list[int], list, list]:
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
+    from pipelines.jsonl import iter_jsonl
+
     texts, labels, pairs, kinds = [], [], [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or obj.get("label") not in (0, 1):
+    for n, obj in iter_jsonl(path):
+        if not isinstance(obj.get("text"), str) or obj.get("label") not in (0, 1):
             raise QabaseError(f"input: {path}:{n} needs a string 'text' and a 'label' of 0 or 1")
         texts.append(obj["text"])
         labels.append(int(obj["label"]))

@@ -48,18 +48,12 @@ def read_examples(path: Path, prompt) -> list[tuple[str, str]]:
     from models.llm_prompt import AggregationParseError, parse_aggregation
     from pipelines.text import detect_lang
 
-    if not path.is_file():
-        raise QabaseError(f"usage: --train {path} is not a file")
+    from pipelines.jsonl import iter_jsonl
+
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QabaseError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        answers = row.get("answers") if isinstance(row, dict) else None
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not isinstance(answers, list) \
+    for n, row in iter_jsonl(path):
+        answers = row.get("answers")
+        if not isinstance(row.get("question"), str) or not isinstance(answers, list) \
                 or not answers or not all(isinstance(a, str) for a in answers):
             raise QabaseError(f"{path}:{n}: needs 'question' and a non-empty list of string 'answers'")
         lang = detect_lang(row["question"])

@@ -18,7 +18,6 @@ from ``python -m models.train_intent`` or a local sequence-classification model)
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import unicodedata
 from pathlib import Path
@@ -39,22 +38,17 @@ def resolve_backend(kind: str, backend: str | None) -> str:
 
 
 def read_texts(path: Path) -> list[str]:
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
+    from pipelines.jsonl import iter_jsonl
+
+    if path.suffix not in (".jsonl", ".json"):
+        if not path.is_file():
+            raise QabaseError(f"input: no such file: {path}")
+        return path.read_text(encoding="utf-8").splitlines()
     texts = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if path.suffix in (".jsonl", ".json"):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                raise QabaseError(f"input: {path}:{n} is not valid JSON") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                raise QabaseError(f"input: {path}:{n} has no string 'text' field")
-            texts.append(obj["text"])
-        else:
-            texts.append(line)
+    for n, obj in iter_jsonl(path):
+        if not isinstance(obj.get("text"), str):
+            raise QabaseError(f"input: {path}:{n} has no string 'text' field")
+        texts.append(obj["text"])
     return texts
 
 
@@ -156,10 +150,9 @@ def run_scorer_cli(prog: str, doc: str, argv: list[str] | None, add_arguments, r
 def _score(args, backend: str) -> int:
     rows = score_texts(args.kind, read_texts(args.input), backend, args.model_dir)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        print(f"{len(rows)} scores -> {args.output}")
+        from pipelines.jsonl import write_jsonl
+
+        print(f"{write_jsonl(args.output, rows)} scores -> {args.output}")
     else:
         print(table(args.kind, rows))
     return 0

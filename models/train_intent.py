@@ -35,17 +35,11 @@ log = logging.getLogger("qabase.train_intent")
 
 
 def read_labelled_intents(path: Path) -> tuple[list[str], list[str]]:
-    if not path.is_file():
-        raise QabaseError(f"usage: --data {path} is not a file")
+    from pipelines.jsonl import iter_jsonl
+
     texts, labels = [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QabaseError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or row.get("label") in (None, ""):
+    for n, row in iter_jsonl(path):
+        if not isinstance(row.get("text"), str) or row.get("label") in (None, ""):
             raise QabaseError(f"{path}:{n}: each line needs a string 'text' and a 'label'")
         texts.append(row["text"])
         labels.append(str(row["label"]))

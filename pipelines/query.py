@@ -74,10 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            for r in results:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        print(f"{len(results)} results -> {args.output}")
+        from pipelines.jsonl import write_jsonl
+
+        print(f"{write_jsonl(args.output, results)} results -> {args.output}")
     elif args.input is not None:
         for r in results:
             print(json.dumps(r, ensure_ascii=False))
