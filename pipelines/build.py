@@ -169,6 +169,9 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
             manifest["aggregation_cache"] = {"path": cache_path, **cache}
         if not (staging / INDEX_FILE).is_file():
             raise PublishError(f"index: {INDEX_FILE} was not written")
+        from pipelines.report import write_report
+
+        write_report(staging, manifest)
         publisher.write_manifest(manifest)
         final = publisher.publish()
     except BaseException:
@@ -190,6 +193,7 @@ def summary_text(res: BuildResult) -> str:
         f"recall@10={res.manifest['index']['recall_at_10']}",
         f"version {res.version} -> {res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
+    lines.insert(-1, f"report: {res.path / 'report.html'}")
     cache = res.manifest.get("aggregation_cache")
     if cache:
         lines.insert(-1, f"aggregation cache: {cache['hits']:,} groups reused, {cache['misses']:,} aggregated")

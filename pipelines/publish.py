@@ -97,9 +97,11 @@ class Publisher:
 
     def write_manifest(self, manifest: dict) -> None:
         files = {}
+        from pipelines.report import REPORT_FILES
+
         for name in sorted(os.listdir(self.staging)):
             p = self.staging / name
-            if p.is_file():
+            if p.is_file() and name not in REPORT_FILES:  # reports can be regenerated: not checksummed
                 files[name] = {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
         manifest = dict(manifest, files=files)
         tmp = self.staging / (MANIFEST + ".tmp")

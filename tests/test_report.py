@@ -1,0 +1,59 @@
+"""The per-version report: self-contained HTML with the same figures as report.json, log text escaped."""
+
+import json
+import re
+import shutil
+
+import pytest
+
+from pipelines.build import run_build
+from pipelines.config import load_config
+from pipelines.report import main as report_main
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from pathlib import Path
+
+    fx = Path(__file__).parent / "fixtures"
+    work = tmp_path_factory.mktemp("report")
+    hostile = work / "hostile.jsonl"
+    hostile.write_text("\n".join([
+        json.dumps({"question": "<script>alert('q')</script>", "answer": "<b>x</b>"}),
+        '{"question": "<script>alert(\'raw\')</script>", "answer": ',  # malformed JSON: a rejected row
+        json.dumps({"question": "What is the capital of France?", "answer": "Paris <img src=x onerror=1>"}),
+    ]) + "\n", encoding="utf-8")
+    res = run_build([str(fx / "tiny.jsonl"), str(hostile)], work / "base", load_config(None, {}))
+    return res
+
+
+def test_report_is_self_contained_and_matches_its_json(built):
+    page = (built.path / "report.html").read_text(encoding="utf-8")
+    figures = json.loads((built.path / "report.json").read_text(encoding="utf-8"))
+    c = built.manifest["counts"]
+    assert dict(figures["funnel"])["rows read"] == c["rows_read"] and dict(figures["funnel"])["published"] == \
+        c["published"]
+    assert f"{c['rows_read']:,}" in page and figures["version"] == built.version
+    assert len(re.findall(r'<img src="data:image/png;base64,', page)) == 6
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', page)  # nothing loaded from the network
+    files = json.loads((built.path / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert "report.html" not in files and "qa.parquet" in files  # reports are regenerable, not checksummed
+    assert sum(figures["row_rejections"].values()) == c["rows_rejected"] >= 1
+
+
+def test_log_text_is_escaped(built):
+    page = (built.path / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(" in page  # the rejected row and the dropped question, shown as text
+
+
+def test_report_command_rebuilds_a_version(built, tmp_path, capsys):
+    base = built.path.parent.parent
+    (built.path / "report.html").unlink()
+    assert report_main(["--base", str(base), "--version", built.version]) == 0
+    assert (built.path / "report.html").is_file()
+    assert report_main(["--base", str(base), "--version", "nope"]) == 2
+    assert "no published version nope" in capsys.readouterr().err
+    shutil.rmtree(tmp_path, ignore_errors=True)
