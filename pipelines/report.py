@@ -100,7 +100,7 @@ def charts(f: dict) -> dict[str, str]:
     fig, ax = plt.subplots(figsize=(7, 3.2))
     names = [n for n, _ in f["funnel"]][::-1]
     values = [v for _, v in f["funnel"]][::-1]
-    ax.barh(names, values, color="#4c72b0")
+    ax.barh(names, [max(v, 1) for v in values], color="#4c72b0")  # the axis starts at 1: a zero is no bar
     for y, v in enumerate(values):
         ax.text(v, y, f" {v:,}", va="center", fontsize=8)
     ax.set_xscale("log")
