@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import shutil
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -169,9 +170,22 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
             manifest["aggregation_cache"] = {"path": cache_path, **cache}
         if not (staging / INDEX_FILE).is_file():
             raise PublishError(f"index: {INDEX_FILE} was not written")
+        from pipelines.quality import validate_version
         from pipelines.report import write_report
 
+        quality = validate_version(staging, index_facts, cfg.index.recall_floor,
+                                   publisher.versions / previous if previous else None)
+        manifest["quality"] = quality
         write_report(staging, manifest)
+        if quality["critical_failures"]:
+            failed = publisher.base / "failed" / publisher.version
+            failed.mkdir(parents=True, exist_ok=True)
+            for name in ("report.html", "report.json"):
+                shutil.copy2(staging / name, failed / name)
+            names = "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
+                              for r in quality["critical_failures"][:5])
+            raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
+                               f"({names}); latest is unchanged; report: {failed / 'report.html'}")
         publisher.write_manifest(manifest)
         final = publisher.publish()
     except BaseException:

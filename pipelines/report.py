@@ -78,6 +78,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "stages": manifest.get("stages", []),
         "index": {k: manifest.get("index", {}).get(k) for k in ("factory", "ntotal", "recall_at_10", "built_on")},
         "models": manifest.get("models", {}),
+        "expectations": manifest.get("quality", {}).get("results", []),
+        "drift": manifest.get("quality", {}).get("drift", {}),
     }
 
 
@@ -186,6 +188,14 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         "<h2>Time per stage</h2>", img("stages", "seconds per stage"),
         _table([[s["stage"], s.get("in"), s.get("out"), s.get("seconds")] for s in f["stages"]],
                ["stage", "in", "out", "busy s"]),
+        "<h2>Expectations (great-expectations)</h2>",
+        _table([[r["suite"], r["expectation"], r.get("column") or "", r["severity"],
+                 "pass" if r["success"] else "FAIL", r.get("unexpected_count") if r.get("unexpected_count") is not None
+                 else "", ", ".join(r.get("examples") or [])] for r in f["expectations"]]
+               or [["not run", "", "", "", "", "", ""]],
+               ["suite", "expectation", "column", "severity", "result", "unexpected", "examples"]),
+        _table([[k, round(v, 4)] for k, v in f["drift"].items()] or [["no previous version", ""]],
+               ["drift against the previous version", "value"]),
         "<h2>Models</h2>", _table([[k, v] for k, v in f["models"].items()], ["role", "model"]),
         "</body></html>",
     ]

@@ -57,3 +57,39 @@ def test_report_command_rebuilds_a_version(built, tmp_path, capsys):
     assert report_main(["--base", str(base), "--version", "nope"]) == 2
     assert "no published version nope" in capsys.readouterr().err
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monkeypatch):
+    """Duplicate qids and an out-of-range score injected into the staged QA store: the gate refuses to
+    publish, latest stays on the previous version, and the failure report says why."""
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    import pipelines.graph as graph
+    from pipelines.errors import PublishError
+
+    fx = Path(__file__).parent / "fixtures"
+    base = tmp_path / "base"
+    first = run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
+    assert first.manifest["quality"]["critical_failures"] == [] and len(first.manifest["quality"]["results"]) >= 15
+    real = graph.write_store
+
+    def corrupting_write_store(rows, staging, index_cfg):
+        facts = real(rows, staging, index_cfg)
+        path = Path(staging) / "qa.parquet"
+        table = pq.read_table(path)
+        data = table.to_pylist()
+        data[1]["qid"] = data[0]["qid"]  # duplicate qid
+        data[0]["gec_score"] = 1.5  # out of range
+        pq.write_table(table.from_pylist(data, schema=table.schema), path)
+        return facts
+
+    monkeypatch.setattr(graph, "write_store", corrupting_write_store)
+    with pytest.raises(PublishError, match=r"quality gate: 2 critical expectation\(s\) failed .*qid.*gec_score"):
+        run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
+    assert (base / "latest").resolve() == first.path  # unchanged
+    failed = list((base / "failed").glob("*/report.html"))
+    assert len(failed) == 1
+    page = failed[0].read_text(encoding="utf-8")
+    assert "FAIL" in page and "expect_column_values_to_be_unique" in page
