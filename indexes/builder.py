@@ -161,17 +161,3 @@ class FaissIndexBuilder:
         if ivf is not None:
             facts.update(nlist=int(ivf.nlist), nprobe=int(ivf.nprobe))
         return facts
-
-
-def exact_self_recall(vectors: np.ndarray, path: Path, k: int = 10, sample: int = 1000, seed: int = 0) -> float:
-    """recall@k of a saved index against exact search, on a sample of the base's own vectors."""
-    import faiss
-
-    n = len(vectors)
-    if n == 0:
-        return 1.0
-    index = faiss.read_index(str(path))
-    rng = np.random.default_rng(seed)
-    idx = np.sort(rng.choice(n, size=min(sample, n), replace=False))
-    kk = min(k, n)
-    return recall_at(index, vectors[idx], exact_search(vectors, vectors[idx], kk), kk)

@@ -235,7 +235,7 @@ class EmbeddingAggregator:
                 views = [Viewpoint(s, v.answer_ids) for s, v in zip(chosen, res.viewpoints)]
                 res = res._replace(viewpoints=views)
                 if res.method.endswith("viewpoints"):
-                    res = res._replace(answer=_overall_summary(views, lang))
+                    res = res._replace(answer=overall_summary(views, lang))
                 if not all(support_check(np.stack(chosen_vecs), group_vecs, clusters)):
                     res = res._replace(flags=res.flags + ["unsupported_viewpoint"])
             out.append(res)
@@ -297,7 +297,7 @@ class EmbeddingAggregator:
         margin = (votes[0] - (votes[1] if len(votes) > 1 else 0)) / total
         if qtype == "subjective":
             method = "embedding-viewpoints"
-            answer = _overall_summary(viewpoints, lang)
+            answer = overall_summary(viewpoints, lang)
         else:
             method = "embedding-majority-vote"
             winner = clusters[0]
@@ -313,7 +313,7 @@ class EmbeddingAggregator:
         return AggregateResult(answer, round(share, 6), round(margin, 6), viewpoints, method, flags)
 
 
-def _overall_summary(viewpoints: list[Viewpoint], lang: str) -> str:
+def overall_summary(viewpoints: list[Viewpoint], lang: str) -> str:
     if lang in ("zh", "mixed"):
         parts = [f"（{i}）{v.summary}" for i, v in enumerate(viewpoints, 1)]
         return f"共有{len(viewpoints)}种观点：" + "；".join(parts)

@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 from typing import Protocol
 
-from models.aggregators import AggregateResult, Viewpoint, _overall_summary
+from models.aggregators import AggregateResult, Viewpoint, overall_summary
 from models.llm_prompt import AggregationParseError, load_prompt, parse_aggregation
 from pipelines.errors import ModelLoadError
 
@@ -195,7 +195,7 @@ def from_reply(reply: str, qtype: str, lang: str, answers) -> AggregateResult:
     if len(answers) > 1 and len(views) == len(answers):
         flags.append("all_different")
     if qtype == "subjective":
-        body = _overall_summary(views, lang)
+        body = overall_summary(views, lang)
         answer = f"{parsed.summary} {body}".strip() if parsed.summary else body
         method = "llm-viewpoints"
     else:

@@ -22,7 +22,7 @@ from pipelines.config import BuildConfig
 from pipelines.errors import PublishError
 from pipelines.graph import STATS_FILE, build_graph
 from pipelines.progress import STAGE_ORDER, stage_metrics
-from pipelines.publish import INDEX_FILE, Publisher, current_version, sha256_file
+from pipelines.publish import INDEX_FILE, Publisher, current_version, enforce_recall_floor, sha256_file
 from pipelines.read import expand_inputs
 from schemas import QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
@@ -146,6 +146,7 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
         qa_rows = pq.ParquetFile(staging / "qa.parquet").metadata.num_rows
         if index_facts["ntotal"] != qa_rows or qa_rows != stats["published"]:
             raise PublishError(f"index: ntotal {index_facts['ntotal']} != qa rows {qa_rows}")
+        enforce_recall_floor(index_facts, cfg.index.recall_floor)
         from models.registry import model_identities
 
         wall = {"write": time.perf_counter() - t_sort}
