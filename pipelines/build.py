@@ -24,7 +24,7 @@ from pipelines.graph import STATS_FILE, build_graph
 from pipelines.progress import STAGE_ORDER, stage_metrics
 from pipelines.publish import INDEX_FILE, Publisher, current_version, enforce_recall_floor, sha256_file
 from pipelines.read import expand_inputs
-from schemas import QUESTIONS_SCHEMA, REJECTED_SCHEMA
+from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 LOG = logging.getLogger("qabase.build")
 MANIFEST_VERSION = 1
@@ -142,6 +142,7 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
         _sort_parquet(staging / "rejected.parquet",
                       [("source", "ascending"), ("position", "ascending"), ("stage", "ascending"),
                        ("reason", "ascending"), ("raw", "ascending")], REJECTED_SCHEMA)
+        _sort_parquet(staging / "accepted_sample.parquet", [("row_id", "ascending")], ACCEPTED_SAMPLE_SCHEMA)
         index_facts = json.loads((staging / "index_infos.json").read_text(encoding="utf-8"))
         qa_rows = pq.ParquetFile(staging / "qa.parquet").metadata.num_rows
         if index_facts["ntotal"] != qa_rows or qa_rows != stats["published"]:
@@ -174,7 +175,7 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
         from pipelines.quality import validate_version
         from pipelines.report import write_report
 
-        quality = validate_version(staging, index_facts, cfg.index.recall_floor,
+        quality = validate_version(staging, index_facts, cfg, stats,
                                    publisher.versions / previous if previous else None)
         manifest["quality"] = quality
         write_report(staging, manifest)
@@ -183,6 +184,8 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
             failed.mkdir(parents=True, exist_ok=True)
             for name in ("report.html", "report.json"):
                 shutil.copy2(staging / name, failed / name)
+            if (staging / "data_docs").is_dir():
+                shutil.copytree(staging / "data_docs", failed / "data_docs", dirs_exist_ok=True)
             names = "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
                               for r in quality["critical_failures"][:5])
             raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "

@@ -122,6 +122,16 @@ class IndexConfig:
 
 
 @dataclass(frozen=True)
+class QualityConfig:
+    # also write great-expectations' own Data Docs into each version's data_docs/ (static HTML,
+    # about 4 MB with GX's fonts; its pages load their styles from the web)
+    data_docs: bool = True
+    # drift against the previous published version: warnings in the report, never blocking
+    min_carried_over: float = 0.5  # share of the previous version's questions still in the base
+    max_mean_score_shift: float = 0.1  # change of the mean GEC or intent score of the base
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     input: InputConfig = field(default_factory=InputConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
@@ -130,6 +140,7 @@ class BuildConfig:
     grouping: GroupingConfig = field(default_factory=GroupingConfig)
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
+    quality: QualityConfig = field(default_factory=QualityConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
@@ -214,7 +225,7 @@ def _validate(cfg: BuildConfig) -> None:
         if flat[path] not in allowed:
             raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
     for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold",
-                 "index.recall_floor"):
+                 "index.recall_floor", "quality.min_carried_over", "quality.max_mean_score_shift"):
         if not 0.0 <= flat[path] <= 1.0:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",

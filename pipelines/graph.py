@@ -3,8 +3,9 @@
 read -> validate -> count -> score -> select (top K) -> group answers
      -> embed (index vector + type) -> aggregate -> write store + index
 
-Side outputs: rejected rows, every distinct question with its fate, and a
-stats file of counts per stage computed as data (exact on every runner).
+Side outputs: rejected rows, every distinct question with its fate, a
+deterministic sample of accepted rows, and a stats file of counts per stage
+(and an accepted-rows length profile) computed as data (exact on every runner).
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from pipelines.publish import write_store
 from pipelines.read import ReadLogs
 from pipelines.select import SelectTopK, question_row
 from pipelines.score import score_transform
-from pipelines.validate import ValidateRows
-from schemas import QUESTIONS_SCHEMA, REJECTED_SCHEMA
+from pipelines.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
+from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 STATS_FILE = "stats.json"
+ACCEPTED_SAMPLE_ROWS = 5000
 
 
 def _parquet_sink(staging: str, name: str, schema) -> WriteToParquet:
@@ -80,6 +82,10 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     _ = (rejected
          | "RejectRecords" >> beam.Map(lambda r: r._asdict())
          | "WriteRejected" >> _parquet_sink(staging, "rejected", REJECTED_SCHEMA))
+    _ = (accepted
+         | "SampleAccepted" >> beam.combiners.Top.Smallest(ACCEPTED_SAMPLE_ROWS, key=sample_rank)
+         | "SampleRecords" >> beam.FlatMap(lambda rows: [sample_record(r) for r in rows])
+         | "WriteAcceptedSample" >> _parquet_sink(staging, "accepted_sample", ACCEPTED_SAMPLE_SCHEMA))
 
     questions = accepted | "Count" >> CountQuestions()
     scored = questions | "Score" >> score_transform(cfg.models, cfg.filter)
@@ -115,6 +121,9 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
         _count(selected["ranked"], "top_k"),
         _count(group["kept_rows"], "kept_rows"),
         _count(rows, "published"),
+        (accepted
+         | "ProfileAccepted" >> beam.CombineGlobally(AcceptedProfileFn())
+         | "NameProfile" >> beam.Map(lambda d: ("accepted_profile", d))),
         _count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
         _count_by(scored, "question_langs", lambda q: q.lang),
         _count_by(accepted, "row_langs", lambda r: r.lang),

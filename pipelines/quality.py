@@ -3,6 +3,9 @@
 An ephemeral GX context validates pandas batches of the staged files. Critical
 expectations (a failure stops the publish, ``latest`` stays where it was):
 
+* accepted log rows: on a deterministic sample (``accepted_sample.parquet``) non-empty
+  question, answer and key strings within the length limits and a known language; on the
+  exact profile of every accepted row (lengths, empties, count) the same bounds;
 * scored questions (``questions.parquet``): GEC and intent scores in [0, 1], one row per key;
 * the QA store (``qa.parquet``): unique ``qid`` and ``question_key``, frequency at least 1,
   rank consistent with frequency (never rising down the ranks), scores in [0, 1],
@@ -11,56 +14,71 @@ expectations (a failure stops the publish, ``latest`` stays where it was):
 * the index: ``ntotal`` equals the rows, recall@10 at or above the floor.
 
 Warnings (reported, never blocking): drift against the previous published version:
-the share of its questions carried over (at least 0.5) and the shift of the mean GEC
-and intent scores (at most 0.1).
+the share of its questions carried over (``quality.min_carried_over``) and the shift of
+the mean GEC and intent scores (``quality.max_mean_score_shift``).
+
+With ``quality.data_docs`` (default on), GX's own Data Docs site for the version's
+validations is written to ``data_docs/index.html`` beside the report.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 from pathlib import Path
 
 CRITICAL, WARNING = "critical", "warning"
-_COUNTER = itertools.count()
+DATA_DOCS_DIR = "data_docs"
+DATA_DOCS_SITE = "qabase"
 
 
-def _context():
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-    os.environ["TQDM_DISABLE"] = "1"  # GX draws a progress bar per validation; keep the build log readable
-    import great_expectations as gx
+class Validator:
+    """One ephemeral GX context for one version: suites run as checkpoints, results kept for Data Docs."""
 
-    for name in ("great_expectations", "great_expectations.core", "great_expectations.data_context"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    ctx = gx.get_context(mode="ephemeral")
-    from great_expectations.data_context.types.base import ProgressBarsConfig
+    def __init__(self):
+        os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+        os.environ["TQDM_DISABLE"] = "1"  # GX draws a progress bar per validation; keep the build log readable
+        import great_expectations as gx
+        from great_expectations.data_context.types.base import ProgressBarsConfig
 
-    ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-    return gx, ctx
+        for name in ("great_expectations", "great_expectations.core", "great_expectations.data_context",
+                     "great_expectations.data_context.types.base"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        self.gx = gx
+        self.ctx = gx.get_context(mode="ephemeral")
+        self.ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+        self.source = self.ctx.data_sources.add_pandas(name="qabase")
 
+    def run_suite(self, name: str, df, expectations: list[tuple[str, object]]) -> list[dict]:
+        """Validate one pandas frame; one result dict per (severity, expectation)."""
+        gx = self.gx
+        batch_def = self.source.add_dataframe_asset(name=name).add_batch_definition_whole_dataframe(name)
+        suite = self.ctx.suites.add(gx.ExpectationSuite(name=f"qabase.{name}"))
+        for _, exp in expectations:
+            suite.add_expectation(exp)
+        definition = self.ctx.validation_definitions.add(gx.ValidationDefinition(data=batch_def, suite=suite,
+                                                                                 name=name))
+        checkpoint = self.ctx.checkpoints.add(gx.Checkpoint(name=name, validation_definitions=[definition]))
+        run = checkpoint.run(batch_parameters={"dataframe": df})
+        (result,) = run.run_results.values()
+        out = []
+        for (sev, _), r in zip(expectations, result.results):
+            cfg = r.expectation_config
+            res = r.result or {}
+            out.append({"suite": name, "expectation": cfg.type, "column": cfg.kwargs.get("column"),
+                        "severity": sev, "success": bool(r.success),
+                        "unexpected_count": res.get("unexpected_count"),
+                        "examples": [str(x)[:80] for x in (res.get("partial_unexpected_list") or [])[:3]]})
+        return out
 
-def run_suite(name: str, df, expectations: list[tuple[str, object]]) -> list[dict]:
-    """Validate one pandas frame; one result dict per (severity, expectation)."""
-    gx, ctx = _context()
-    tag = f"{name}_{next(_COUNTER)}"
-    batch = (ctx.data_sources.add_pandas(name=f"src_{tag}").add_dataframe_asset(name=f"asset_{tag}")
-             .add_batch_definition_whole_dataframe(f"batch_{tag}").get_batch(batch_parameters={"dataframe": df}))
-    suite = gx.ExpectationSuite(name=f"suite_{tag}")
-    severity = {}
-    for sev, exp in expectations:
-        suite.add_expectation(exp)
-        severity[id(exp)] = sev
-    result = batch.validate(suite)
-    out = []
-    for (sev, exp), r in zip(expectations, result.results):
-        cfg = r.expectation_config
-        res = r.result or {}
-        out.append({"suite": name, "expectation": cfg.type, "column": cfg.kwargs.get("column"),
-                    "severity": sev, "success": bool(r.success),
-                    "unexpected_count": res.get("unexpected_count"),
-                    "examples": [str(x)[:80] for x in (res.get("partial_unexpected_list") or [])[:3]]})
-    return out
+    def write_data_docs(self, folder: Path) -> Path:
+        """GX's own Data Docs site for this version's validations; returns its index.html."""
+        self.ctx.add_data_docs_site(site_name=DATA_DOCS_SITE, site_config={
+            "class_name": "SiteBuilder",
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(folder)}})
+        self.ctx.build_data_docs(site_names=[DATA_DOCS_SITE])
+        return folder / "index.html"
 
 
 def _qa_frame(path: Path):
@@ -82,23 +100,63 @@ def _qa_frame(path: Path):
     return pd.DataFrame(rows)
 
 
-def validate_version(staging: Path, index_facts: dict, recall_floor: float, previous: Path | None = None) -> dict:
-    import great_expectations as gx
+LANGS = ["en", "zh", "mixed", "other"]
+
+
+def _accepted_suites(v: Validator, E, staging: Path, limits, stats: dict) -> list[dict]:
     import pandas as pd
     import pyarrow.parquet as pq
 
-    E = gx.expectations
     results: list[dict] = []
+    sample_path = staging / "accepted_sample.parquet"
+    sample = pq.read_table(sample_path).to_pandas() if sample_path.is_file() else pd.DataFrame()
+    if len(sample):
+        results += v.run_suite("accepted_rows", sample, [
+            (CRITICAL, E.ExpectColumnValuesToNotBeNull(column="question")),
+            (CRITICAL, E.ExpectColumnValuesToNotBeNull(column="answer")),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="question", min_value=1,
+                                                             max_value=limits.max_question_chars)),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="answer", min_value=1,
+                                                             max_value=limits.max_answer_chars)),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="key", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeUnique(column="row_id")),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="lang", value_set=LANGS)),
+        ])
+    profile = stats.get("accepted_profile")
+    if profile and profile.get("rows"):
+        frame = pd.DataFrame([dict(profile, rows_match=profile["rows"] == stats.get("rows_accepted"))])
+        results += v.run_suite("accepted_rows_profile", frame, [
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="rows_match", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="question_chars_min", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="question_chars_max",
+                                                       max_value=limits.max_question_chars)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="answer_chars_min", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="answer_chars_max",
+                                                       max_value=limits.max_answer_chars)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="empty_key", max_value=0)),
+        ])
+    return results
+
+
+def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previous: Path | None = None) -> dict:
+    """Run every suite on a staged version; ``cfg`` is the BuildConfig, ``stats`` the graph's counts."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    v = Validator()
+    E = v.gx.expectations
+    recall_floor = cfg.index.recall_floor
+    results: list[dict] = _accepted_suites(v, E, staging, cfg.limits, stats)
     questions = pq.read_table(staging / "questions.parquet",
                               columns=["question_key", "gec_score", "intent_score"]).to_pandas()
-    results += run_suite("scored_questions", questions, [
+    results += v.run_suite("scored_questions", questions, [
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="gec_score", min_value=0.0, max_value=1.0)),
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="intent_score", min_value=0.0, max_value=1.0)),
         (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
     ])
     qa = _qa_frame(staging / "qa.parquet")
     if len(qa):
-        results += run_suite("qa_store", qa, [
+        results += v.run_suite("qa_store", qa, [
             (CRITICAL, E.ExpectColumnValuesToBeUnique(column="qid")),
             (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
             (CRITICAL, E.ExpectColumnValuesToBeBetween(column="frequency", min_value=1)),
@@ -112,24 +170,29 @@ def validate_version(staging: Path, index_facts: dict, recall_floor: float, prev
         ])
     index = pd.DataFrame([{"ntotal_matches_rows": index_facts["ntotal"] == len(qa),
                            "recall_at_10": float(index_facts.get("recall_at_10", 1.0))}])
-    results += run_suite("index", index, [
+    results += v.run_suite("index", index, [
         (CRITICAL, E.ExpectColumnValuesToBeInSet(column="ntotal_matches_rows", value_set=[True])),
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="recall_at_10", min_value=recall_floor)),
     ])
     drift = {}
+    q = cfg.quality
     if previous is not None and (previous / "qa.parquet").is_file() and len(qa):
         old = pq.read_table(previous / "qa.parquet", columns=["question_key", "gec_score", "intent_score"]).to_pandas()
         if len(old):
             drift = {"carried_over": float(old["question_key"].isin(set(qa["question_key"])).mean()),
                      "gec_mean_shift": float(abs(qa["gec_score"].mean() - old["gec_score"].mean())),
                      "intent_mean_shift": float(abs(qa["intent_score"].mean() - old["intent_score"].mean()))}
-            results += run_suite("drift", pd.DataFrame([drift]), [
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="carried_over", min_value=0.5)),
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="gec_mean_shift", max_value=0.1)),
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="intent_mean_shift", max_value=0.1)),
+            results += v.run_suite("drift", pd.DataFrame([drift]), [
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="carried_over", min_value=q.min_carried_over)),
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="gec_mean_shift", max_value=q.max_mean_score_shift)),
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="intent_mean_shift",
+                                                          max_value=q.max_mean_score_shift)),
             ])
     failed = [r for r in results if not r["success"]]
-    return {"results": results, "drift": drift,
-            "critical_failures": [r for r in failed if r["severity"] == CRITICAL],
-            "warnings": [r for r in failed if r["severity"] == WARNING],
-            "great_expectations": gx.__version__}
+    out = {"results": results, "drift": drift,
+           "critical_failures": [r for r in failed if r["severity"] == CRITICAL],
+           "warnings": [r for r in failed if r["severity"] == WARNING],
+           "great_expectations": v.gx.__version__}
+    if q.data_docs:
+        out["data_docs"] = str(v.write_data_docs(staging / DATA_DOCS_DIR).relative_to(staging))
+    return out

@@ -80,6 +80,11 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "models": manifest.get("models", {}),
         "expectations": manifest.get("quality", {}).get("results", []),
         "drift": manifest.get("quality", {}).get("drift", {}),
+        "gate": {"critical_failures": len(manifest.get("quality", {}).get("critical_failures", [])),
+                 "warnings": len(manifest.get("quality", {}).get("warnings", [])),
+                 "expectations": len(manifest.get("quality", {}).get("results", [])),
+                 "great_expectations": manifest.get("quality", {}).get("great_expectations"),
+                 "data_docs": manifest.get("quality", {}).get("data_docs")},
     }
 
 
@@ -165,18 +170,37 @@ def render_html(f: dict, images: dict[str, str]) -> str:
              for reason, n in f["question_rejections"].items()] or [["none", 0, ""]]
     lang_rows = [[k, f["languages"]["rows"].get(k, 0), f["languages"]["published"].get(k, 0)]
                  for k in sorted(set(f["languages"]["rows"]) | set(f["languages"]["published"]))]
+    gate = f["gate"]
+    if not gate["expectations"]:
+        verdict = "<p class='warn'>Quality gate: not run for this version.</p>"
+    elif gate["critical_failures"]:
+        failing = "; ".join(f"{r['suite']}: {r['expectation']} on {r.get('column') or '-'} "
+                            f"({r.get('unexpected_count')} unexpected)"
+                            for r in f["expectations"] if not r["success"] and r["severity"] == "critical")
+        verdict = (f"<p class='fail'>Quality gate FAILED: {gate['critical_failures']} critical expectation(s) "
+                   f"failed, so this version was not published and <code>latest</code> was left where it was. "
+                   f"{e(failing)}</p>")
+    else:
+        verdict = (f"<p class='pass'>Quality gate passed: {gate['expectations']} expectations, 0 critical "
+                   f"failures, {gate['warnings']} warning(s).</p>")
+    docs = (f" great-expectations {e(str(gate['great_expectations']))}; its own Data Docs: "
+            f"<a href='{e(gate['data_docs'])}'>{e(gate['data_docs'])}</a> (styles load from the web)."
+            if gate["data_docs"] else "")
     style = ("body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
              "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;"
              "font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
-             ".grid{display:flex;flex-wrap:wrap;gap:12px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}")
+             ".grid{display:flex;flex-wrap:wrap;gap:12px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
+             ".pass,.fail,.warn{padding:8px 12px;border-radius:4px}.pass{background:#e6f4ea}"
+             ".fail{background:#fce8e6}.warn{background:#fef7e0}")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>qabase report {e(str(f['version']))}</title><style>{style}</style></head><body>",
         f"<h1>qabase data quality report</h1><p>Version <b>{e(str(f['version']))}</b>, built "
         f"{e(str(f['created']))}. Index {e(str(f['index']['factory']))} with {e(str(f['index']['ntotal']))} "
         f"questions, recall@10 {e(str(f['index']['recall_at_10']))}, built on {e(str(f['index']['built_on']))}.</p>",
-        "<h2>Funnel</h2>", img("funnel", "funnel"), _table(funnel_rows, ["step", "count"]),
-        "<h2>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
+        verdict,
+        "<h2 id='funnel'>Funnel</h2>", img("funnel", "funnel"), _table(funnel_rows, ["step", "count"]),
+        "<h2 id='scores'>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
         img("intent_hist", "intent score histogram"), "</div>",
         "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
         "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
@@ -188,7 +212,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         "<h2>Time per stage</h2>", img("stages", "seconds per stage"),
         _table([[s["stage"], s.get("in"), s.get("out"), s.get("seconds")] for s in f["stages"]],
                ["stage", "in", "out", "busy s"]),
-        "<h2>Expectations (great-expectations)</h2>",
+        f"<h2 id='expectations'>Expectations (great-expectations)</h2><p>{docs}</p>",
         _table([[r["suite"], r["expectation"], r.get("column") or "", r["severity"],
                  "pass" if r["success"] else "FAIL", r.get("unexpected_count") if r.get("unexpected_count") is not None
                  else "", ", ".join(r.get("examples") or [])] for r in f["expectations"]]

@@ -96,3 +96,47 @@ class ValidateRows(beam.PTransform):
     def expand(self, rows):
         return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits)).with_outputs(
             ValidateFn.REJECTED, main="accepted")
+
+
+def sample_rank(row: AcceptedRow) -> bytes:
+    """A stable pseudo-random rank for the accepted-rows sample (same rows on every run and runner)."""
+    import hashlib
+
+    return hashlib.blake2b(row.row_id.encode("utf-8"), digest_size=8).digest()
+
+
+def sample_record(row: AcceptedRow) -> dict:
+    return {"row_id": row.row_id, "question": row.question, "answer": row.answer, "key": row.key, "lang": row.lang}
+
+
+class AcceptedProfileFn(beam.CombineFn):
+    """Exact figures over every accepted row (count, length range, empty keys), for the quality gate."""
+
+    FIELDS = ("rows", "question_chars_min", "question_chars_max", "answer_chars_min", "answer_chars_max",
+              "empty_key")
+
+    def create_accumulator(self):
+        return [0, None, None, None, None, 0]
+
+    def add_input(self, acc, row: AcceptedRow):
+        q, a = len(row.question.strip()), len(row.answer.strip())
+        acc[0] += 1
+        acc[1] = q if acc[1] is None else min(acc[1], q)
+        acc[2] = q if acc[2] is None else max(acc[2], q)
+        acc[3] = a if acc[3] is None else min(acc[3], a)
+        acc[4] = a if acc[4] is None else max(acc[4], a)
+        acc[5] += not row.key
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = self.create_accumulator()
+        for acc in accs:
+            out[0] += acc[0]
+            for i, pick in ((1, min), (2, max), (3, min), (4, max)):
+                if acc[i] is not None:
+                    out[i] = acc[i] if out[i] is None else pick(out[i], acc[i])
+            out[5] += acc[5]
+        return out
+
+    def extract_output(self, acc):
+        return dict(zip(self.FIELDS, acc))

@@ -1,11 +1,13 @@
 """Arrow schemas: one per Parquet file a published version holds.
 
 `qa.parquet` (the QA store), `questions.parquet` (every distinct question with its
-scores and fate) and `rejected.parquet` (rows that never became questions).
+scores and fate), `rejected.parquet` (rows that never became questions) and
+`accepted_sample.parquet` (a deterministic sample of accepted rows, for the quality gate).
 """
 
+from schemas.accepted_sample import ACCEPTED_SAMPLE_SCHEMA
 from schemas.qa import QA_SCHEMA
 from schemas.questions import QUESTIONS_SCHEMA
 from schemas.rejected import REJECTED_SCHEMA
 
-__all__ = ["QA_SCHEMA", "QUESTIONS_SCHEMA", "REJECTED_SCHEMA"]
+__all__ = ["ACCEPTED_SAMPLE_SCHEMA", "QA_SCHEMA", "QUESTIONS_SCHEMA", "REJECTED_SCHEMA"]

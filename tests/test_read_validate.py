@@ -100,3 +100,20 @@ def test_logged_language_tag_wins_over_detection():
     row = RawRow("f", 1, "OK?", "a", lang_hint="zh-CN")
     assert validate_row(row, LIM).lang == "zh"
     assert validate_row(row._replace(lang_hint="fr"), LIM).lang == "en"
+
+
+def test_accepted_profile_combines_exactly_across_bundles():
+    from pipelines.records import AcceptedRow
+    from pipelines.validate import AcceptedProfileFn
+
+    fn = AcceptedProfileFn()
+    rows = [AcceptedRow("k1", "Hi?", "Yes.", "yes", "en", "a:1"), AcceptedRow("k2", "A longer one?", "No", "no", "en",
+                                                                              "a:2"),
+            AcceptedRow("", "?", "Maybe so", "maybe so", "other", "a:3")]
+    a, b = fn.create_accumulator(), fn.create_accumulator()
+    for r in rows[:2]:
+        a = fn.add_input(a, r)
+    b = fn.add_input(b, rows[2])
+    out = fn.extract_output(fn.merge_accumulators([a, fn.create_accumulator(), b]))
+    assert out == {"rows": 3, "question_chars_min": 1, "question_chars_max": 13, "answer_chars_min": 2,
+                   "answer_chars_max": 8, "empty_key": 1}

@@ -41,6 +41,19 @@ def test_report_is_self_contained_and_matches_its_json(built):
     files = json.loads((built.path / "manifest.json").read_text(encoding="utf-8"))["files"]
     assert "report.html" not in files and "qa.parquet" in files  # reports are regenerable, not checksummed
     assert sum(figures["row_rejections"].values()) == c["rows_rejected"] >= 1
+    assert figures["gate"]["critical_failures"] == 0 and "Quality gate passed" in page
+
+
+def test_great_expectations_data_docs_are_kept_beside_the_report(built):
+    quality = built.manifest["quality"]
+    assert quality["data_docs"] == "data_docs/index.html"
+    docs = built.path / "data_docs"
+    assert (docs / "index.html").is_file()
+    pages = {p.name for p in docs.glob("validations/**/*.html")}
+    assert {"qabase-accepted_rows.html", "qabase-qa_store.html", "qabase-index.html"} <= pages
+    assert "href='data_docs/index.html'" in (built.path / "report.html").read_text(encoding="utf-8")
+    suites = {r["suite"] for r in quality["results"]}
+    assert {"accepted_rows", "accepted_rows_profile", "scored_questions", "qa_store", "index"} <= suites
 
 
 def test_log_text_is_escaped(built):
@@ -93,3 +106,29 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
     assert len(failed) == 1
     page = failed[0].read_text(encoding="utf-8")
     assert "FAIL" in page and "expect_column_values_to_be_unique" in page
+
+
+def test_quality_gate_catches_accepted_rows_beyond_the_limits(tmp_path, monkeypatch):
+    """A validator regression lets an over-long question through: the accepted-rows suites stop the publish."""
+    import dataclasses
+    from pathlib import Path
+
+    import pipelines.validate as validate
+    from pipelines.errors import PublishError
+
+    src = tmp_path / "long.jsonl"
+    src.write_text("\n".join(json.dumps({"question": q, "answer": "An answer."}) for q in [
+        "What is the capital of France?", "What is the capital of France?",
+        "Could you please explain how the tides are caused by the moon and the sun?"]) + "\n", encoding="utf-8")
+    real = validate.validate_row
+    monkeypatch.setattr(validate, "validate_row", lambda row, limits: real(
+        row, dataclasses.replace(limits, max_question_chars=10 ** 6)))
+    cfg = load_config(None, {"limits.max_question_chars": 40, "quality.data_docs": False})
+    with pytest.raises(PublishError, match=r"quality gate: 2 critical .*accepted_rows\.expect_column_value_lengths"
+                                           r"_to_be_between\(question\).*accepted_rows_profile\..*question_chars_max"):
+        run_build([str(src)], tmp_path / "base", cfg)
+    assert not (tmp_path / "base" / "latest").exists()
+    figures = json.loads(next(Path(tmp_path / "base" / "failed").glob("*/report.json")).read_text(encoding="utf-8"))
+    assert figures["gate"]["critical_failures"] == 2
+    failing = [r for r in figures["expectations"] if not r["success"]]
+    assert any("Could you please explain" in x for r in failing for x in r["examples"])
