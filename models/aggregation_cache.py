@@ -5,23 +5,18 @@ aggregator's identity). The identity includes the embedder and the clustering
 parameters, or the LLM and the prompt version (``aggregate-v1@<hash of the prompt
 files>``), so changing any of them misses the cache instead of serving stale results.
 
-Storage: one SQLite file (``<output>/cache/aggregation.sqlite`` in a build), safe for
-the DirectRunner's worker processes on one machine (SQLite locks, 30 s busy timeout).
-On a cluster each worker sees its own local file unless the output is a shared mount;
-results stay correct either way, only the hit rate changes.
+Storage: one SQLite file (``<output>/cache/aggregation.sqlite`` in a build), see
+:mod:`models.sqlite_kv`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 from pathlib import Path
 
 from models.aggregators import AggregateResult, Viewpoint
-
-SCHEMA = "CREATE TABLE IF NOT EXISTS aggregation (key TEXT PRIMARY KEY, result TEXT NOT NULL)"
+from models.sqlite_kv import SqliteKV
 
 
 def group_key(question: str, qtype: str, lang: str, answers, model_id: str) -> str:
@@ -44,35 +39,14 @@ def _load(text: str) -> AggregateResult:
 
 class AggregationCache:
     def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        with self._conn() as conn:
-            conn.execute(SCHEMA)
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(str(self.path), timeout=30.0)
-            self._local.conn = conn
-        return conn
+        self._kv = SqliteKV(path, "aggregation", "result", "TEXT")
+        self.path = self._kv.path
 
     def get_many(self, keys: list[str]) -> dict[str, AggregateResult]:
-        out: dict[str, AggregateResult] = {}
-        conn = self._conn()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, text in conn.execute(f"SELECT key, result FROM aggregation WHERE key IN ({marks})", chunk):
-                out[key] = _load(text)
-        return out
+        return {k: _load(v) for k, v in self._kv.get_many(keys).items()}
 
     def put_many(self, items: dict[str, AggregateResult]) -> None:
-        if not items:
-            return
-        with self._conn() as conn:
-            conn.executemany("INSERT OR REPLACE INTO aggregation (key, result) VALUES (?, ?)",
-                             [(k, _dump(v)) for k, v in items.items()])
+        self._kv.put_many({k: _dump(v) for k, v in items.items()})
 
 
 class CachedAggregator:

@@ -68,7 +68,14 @@ def load_hf_dir(path: str | Path, auto_class: str, what: str):
 
 
 class HFMeanPoolEmbedder:
-    """Mean-pooled, normalised encoder outputs of a local Hugging Face model directory."""
+    """Mean-pooled, normalised encoder outputs of a local Hugging Face model directory.
+
+    On the CPU the encoder runs in float64 and returns float32: a float32 forward pass gives
+    a text a vector that changes by ~1e-7 with the other texts in its batch (GEMM blocking
+    follows the batch shape), enough to move 1% of intent scores in their sixth decimal. In
+    float64 the float32 result no longer depends on the batch, so an incremental build that
+    scores only new questions gives the same scores as a full rebuild. Costs ~1.8x per batch.
+    """
 
     def __init__(self, path: str | Path, name: str | None = None, max_length: int = 256,
                  batch_size: int = 64, torch_threads: int = 0):
@@ -79,10 +86,11 @@ class HFMeanPoolEmbedder:
         if torch_threads:
             torch.set_num_threads(torch_threads)
         self._torch = torch
+        self._model = self._model.double()
         self._max_length = max_length
         self._batch_size = batch_size
         self.dim = int(self._model.config.hidden_size)
-        self.model_id = name or f"hf:{path.name}@{fingerprint}"
+        self.model_id = (name or f"hf:{path.name}@{fingerprint}") + ":f64"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         torch = self._torch
@@ -98,7 +106,7 @@ class HFMeanPoolEmbedder:
                 mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, dim=-1)
-                out[idx] = pooled.float().numpy()
+                out[idx] = pooled.float().numpy()  # float64 -> float32, batch-independent
         return out
 
     def vocab_words(self) -> set[str]:

@@ -7,6 +7,7 @@ Loading is kept apart from inference: Beam's ModelHandlers call these in
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import NamedTuple
 
 from models.aggregators import EmbeddingAggregator
@@ -54,46 +55,57 @@ def gec_scorer(name: str, batch_size: int = 32):
     raise ValueError(f"unknown GEC backend {name!r}")
 
 
-def embedder(spec: str, cfg: ModelsConfig):
+def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None):
+    """An embedder; with ``cache_dir``, wrapped in the persistent vector cache ``cache_dir/vectors.sqlite``."""
+    if cache_dir:
+        from models.vector_cache import CachedEmbedder
+
+        return _cached(("cached-embedder", spec, cfg.batch_size, cfg.torch_threads, cache_dir), lambda: CachedEmbedder(
+            embedder(spec, cfg), Path(cache_dir) / "vectors.sqlite"))
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
 
 
-def intent_scorer(cfg: ModelsConfig):
+def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None):
     """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent_classifier)."""
     if cfg.intent.startswith("classifier:"):
         from models.intent_classifier import load_classifier_intent
 
-        return _cached(("intent", cfg.intent, cfg.batch_size, cfg.torch_threads), lambda: load_classifier_intent(
-            cfg.intent[len("classifier:"):], lambda spec: embedder(spec, cfg)))
-    return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads),
-                   lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg),
-                                                 embedder(cfg.intent_embedder_zh, cfg)))
+        return _cached(("intent", cfg.intent, cfg.batch_size, cfg.torch_threads, cache_dir),
+                       lambda: load_classifier_intent(cfg.intent[len("classifier:"):],
+                                                      lambda spec: embedder(spec, cfg, cache_dir)))
+    return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads,
+                    cache_dir),
+                   lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg, cache_dir),
+                                                 embedder(cfg.intent_embedder_zh, cfg, cache_dir)))
 
 
-def scoring_models(cfg: ModelsConfig) -> ScoringModels:
-    return _cached(("scoring", cfg), lambda: ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh),
-                                                           intent_scorer(cfg)))
+def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None) -> ScoringModels:
+    return _cached(("scoring", cfg, cache_dir), lambda: ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh),
+                                                                      intent_scorer(cfg, cache_dir)))
 
 
-def qtype_classifier(cfg: ModelsConfig) -> QuestionTypeClassifier:
-    return _cached(("qtype", cfg.embedder), lambda: QuestionTypeClassifier(embedder(cfg.embedder, cfg)))
+def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> QuestionTypeClassifier:
+    return _cached(("qtype", cfg.embedder, cache_dir), lambda: QuestionTypeClassifier(
+        embedder(cfg.embedder, cfg, cache_dir)))
 
 
-def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig) -> EmbeddingAggregator:
-    return _cached(("embedding-aggregator", models_cfg.embedder, cfg), lambda: EmbeddingAggregator(
-        embedder(models_cfg.embedder, models_cfg), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
+def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig,
+                         cache_dir: str | None = None) -> EmbeddingAggregator:
+    return _cached(("embedding-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: EmbeddingAggregator(
+        embedder(models_cfg.embedder, models_cfg, cache_dir), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
         gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
         embed_max_chars=cfg.embed_max_chars))
 
 
-def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig):
+def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None):
     """``aggregation.backend``: ``embedding``, or an LLM (``hf:/path``, ``http://...``) falling back to it."""
     if cfg.backend == "embedding":
-        return embedding_aggregator(models_cfg, cfg)
+        return embedding_aggregator(models_cfg, cfg, cache_dir)
     from models.llm_aggregator import LlmAggregator, make_generator
 
-    return _cached(("llm-aggregator", models_cfg.embedder, cfg), lambda: LlmAggregator(
-        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model), embedding_aggregator(models_cfg, cfg),
+    return _cached(("llm-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: LlmAggregator(
+        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
+        embedding_aggregator(models_cfg, cfg, cache_dir),
         cfg.prompt_version))
 
 

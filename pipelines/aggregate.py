@@ -12,7 +12,7 @@ from apache_beam.ml.inference.base import RunInference
 
 from models import registry
 from pipelines.config import AggregationConfig, ModelsConfig
-from pipelines.handlers import MeteredHandler, ModelBox
+from pipelines.handlers import MeteredHandler, ModelBox, count_cache
 from pipelines.records import AnswerCount, KeptQuestion, ScoredQuestion
 from pipelines.text import question_id
 
@@ -57,34 +57,38 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, tuple]]) -> lis
 class EmbedHandler(MeteredHandler):
     stage = "embed"
 
-    def __init__(self, models_cfg: ModelsConfig, subjective_threshold: float):
+    def __init__(self, models_cfg: ModelsConfig, subjective_threshold: float, cache_dir: str | None = None):
         super().__init__(models_cfg.batch_size)
         self._models_cfg = models_cfg
         self._threshold = subjective_threshold
+        self._cache_dir = cache_dir
 
     def load_model(self):
-        return ModelBox((registry.embedder(self._models_cfg.embedder, self._models_cfg),
-                        registry.qtype_classifier(self._models_cfg)))
+        return ModelBox((registry.embedder(self._models_cfg.embedder, self._models_cfg, self._cache_dir),
+                        registry.qtype_classifier(self._models_cfg, self._cache_dir)))
 
     def run_inference(self, batch, model, inference_args=None):
         emb, qtyper = model.value
-        return self._run(lambda b: embed_kept(emb, qtyper, b, self._threshold), batch)
-
-
-CACHE_NAMESPACE = "qabase.cache"
+        before = (getattr(emb, "hits", 0), getattr(emb, "misses", 0))
+        out = self._run(lambda b: embed_kept(emb, qtyper, b, self._threshold), batch)
+        if self._cache_dir:
+            count_cache("embed", emb.hits - before[0], emb.misses - before[1])
+        return out
 
 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
 
-    def __init__(self, models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_path: str | None = None):
+    def __init__(self, models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_path: str | None = None,
+                 vector_cache_dir: str | None = None):
         super().__init__(max(1, models_cfg.batch_size // 8))  # groups hold up to max_answers texts
         self._models_cfg = models_cfg
         self._agg_cfg = agg_cfg
         self._cache_path = cache_path
+        self._vector_cache_dir = vector_cache_dir
 
     def load_model(self):
-        agg = registry.aggregator(self._models_cfg, self._agg_cfg)
+        agg = registry.aggregator(self._models_cfg, self._agg_cfg, self._vector_cache_dir)
         if self._cache_path:
             from models.aggregation_cache import AggregationCache, CachedAggregator
 
@@ -96,33 +100,17 @@ class AggregateHandler(MeteredHandler):
         before = (getattr(agg, "hits", 0), getattr(agg, "misses", 0))
         out = self._run(lambda b: aggregate_groups(agg, b), batch)
         if self._cache_path:
-            from apache_beam.metrics import Metrics
-
-            Metrics.counter(CACHE_NAMESPACE, "aggregate.hits").inc(agg.hits - before[0])
-            Metrics.counter(CACHE_NAMESPACE, "aggregate.misses").inc(agg.misses - before[1])
+            count_cache("aggregate", agg.hits - before[0], agg.misses - before[1])
         return out
 
 
-def embed_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> RunInference:
-    return RunInference(EmbedHandler(models_cfg, agg_cfg.subjective_threshold))
+def embed_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_dir: str | None = None
+                    ) -> RunInference:
+    """Index vectors (from the vector cache ``cache_dir/vectors.sqlite`` when given) and question types."""
+    return RunInference(EmbedHandler(models_cfg, agg_cfg.subjective_threshold, cache_dir))
 
 
-def aggregate_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
-                        cache_path: str | None = None) -> RunInference:
-    return RunInference(AggregateHandler(models_cfg, agg_cfg, cache_path))
-
-
-def cache_counts(result) -> dict[str, int] | None:
-    """{hits, misses} of the aggregation cache from a finished pipeline (None if the runner has no metrics)."""
-    try:
-        from apache_beam.metrics.metric import MetricsFilter
-
-        counters = result.metrics().query(MetricsFilter().with_namespace(CACHE_NAMESPACE))["counters"]
-    except Exception:
-        return None
-    out = {"hits": 0, "misses": 0}
-    for c in counters:
-        kind = c.key.metric.name.rpartition(".")[2]
-        if kind in out:
-            out[kind] += c.committed if c.committed is not None else c.attempted
-    return out
+def aggregate_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_path: str | None = None,
+                        vector_cache_dir: str | None = None) -> RunInference:
+    """Aggregated rows; ``cache_path``: the aggregation cache; ``vector_cache_dir``: answer embeddings cache."""
+    return RunInference(AggregateHandler(models_cfg, agg_cfg, cache_path, vector_cache_dir))

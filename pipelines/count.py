@@ -6,37 +6,13 @@ from collections import Counter
 
 import apache_beam as beam
 
-from pipelines.progress import MeteredMap
 from pipelines.records import QuestionStats
+from pipelines.state import QuestionStateFn, row_value, state_value
 
 
 def most_frequent(counts: dict[str, int]) -> str:
     """The most frequent entry; ties go to the lexicographically smallest, so runs agree."""
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-
-
-class QuestionStatsFn(beam.CombineFn):
-    """(surface form, lang) values of one key -> counts of forms and languages."""
-
-    def create_accumulator(self):
-        return (Counter(), Counter())
-
-    def add_input(self, acc, value):
-        question, lang = value
-        acc[0][question] += 1
-        acc[1][lang] += 1
-        return acc
-
-    def merge_accumulators(self, accs):
-        forms, langs = Counter(), Counter()
-        for f, lg in accs:
-            forms.update(f)
-            langs.update(lg)
-        return (forms, langs)
-
-    def extract_output(self, acc):
-        forms, langs = acc
-        return forms, langs
 
 
 def to_question_stats(key: str, forms: Counter, langs: Counter) -> QuestionStats:
@@ -50,12 +26,18 @@ def to_question_stats(key: str, forms: Counter, langs: Counter) -> QuestionStats
 
 
 class CountQuestions(beam.PTransform):
-    """accepted rows -> one QuestionStats per distinct key."""
+    """accepted rows (+ the saved state of earlier logs, see pipelines.state) -> (key, merged state) per
+    distinct question; :func:`to_question_stats` of a state's forms and languages gives its QuestionStats."""
+
+    def __init__(self, previous_state: str | None = None):
+        super().__init__()
+        self._previous = previous_state
 
     def expand(self, accepted):
-        return (
-            accepted
-            | "KeyByQuestion" >> beam.Map(lambda r: (r.key, (r.question, r.lang)))
-            | "CountPerKey" >> beam.CombinePerKey(QuestionStatsFn())
-            | "ToQuestionStats" >> MeteredMap.of("count", lambda kv: to_question_stats(kv[0], *kv[1]))
-        )
+        rows = accepted | "KeyRows" >> beam.Map(lambda r: (r.key, row_value(r)))
+        if self._previous:
+            saved = (accepted.pipeline
+                     | "ReadState" >> beam.io.ReadFromParquet(self._previous)
+                     | "StateValues" >> beam.Map(state_value))
+            rows = (rows, saved) | "WithState" >> beam.Flatten()
+        return rows | "CountPerKey" >> beam.CombinePerKey(QuestionStateFn())

@@ -1,7 +1,8 @@
 """The build graph: every stage as a Beam transform, wired in one place.
 
-read -> validate -> count -> score -> select (top K) -> group answers
-     -> embed (index vector + type) -> aggregate -> write store + index
+read -> validate -> count (fold into the saved state of earlier logs, if any)
+     -> score -> select (top K) -> group answers -> embed (index vector + type)
+     -> aggregate -> write store + index
 
 Side outputs: rejected rows, every distinct question with its fate, a
 deterministic sample of accepted rows, and a stats file of counts per stage
@@ -18,15 +19,16 @@ from apache_beam.io.parquetio import WriteToParquet
 
 from pipelines.aggregate import aggregate_transform, embed_transform
 from pipelines.config import BuildConfig
-from pipelines.count import CountQuestions
-from pipelines.group import GroupAnswers
-from pipelines.progress import StageMeter, Timed
+from pipelines.count import CountQuestions, to_question_stats
+from pipelines.group import answer_group
+from pipelines.progress import MeteredMap, StageMeter, Timed
 from pipelines.publish import write_store
 from pipelines.read import ReadLogs
 from pipelines.select import SelectTopK, question_row
 from pipelines.score import score_transform
+from pipelines.state import QUESTIONS_FILE, STATE_DIR, state_record
 from pipelines.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
-from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
+from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 STATS_FILE = "stats.json"
 ACCEPTED_SAMPLE_ROWS = 5000
@@ -74,7 +76,10 @@ def _write_stats(pairs, staging: str) -> None:
 
 
 def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: str,
-                cache_path: str | None = None) -> None:
+                cache_path: str | None = None, cache_dir: str | None = None,
+                previous_state: str | None = None) -> None:
+    """``cache_path``: the aggregation cache; ``cache_dir``: score and vector caches; ``previous_state``:
+    state/questions.parquet of the version this build continues (None: count these files alone)."""
     read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
     validated = read.rows | "Validate" >> ValidateRows(cfg.limits)
     accepted = validated.accepted
@@ -87,8 +92,14 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
          | "SampleRecords" >> beam.FlatMap(lambda rows: [sample_record(r) for r in rows])
          | "WriteAcceptedSample" >> _parquet_sink(staging, "accepted_sample", ACCEPTED_SAMPLE_SCHEMA))
 
-    questions = accepted | "Count" >> CountQuestions()
-    scored = questions | "Score" >> score_transform(cfg.models, cfg.filter)
+    state = accepted | "Count" >> CountQuestions(previous_state)
+    _ = (state
+         | "StateRecords" >> beam.Map(state_record)
+         | "WriteState" >> _parquet_sink(str(Path(staging) / STATE_DIR), QUESTIONS_FILE.removesuffix(".parquet"),
+                                         QUESTION_STATE_SCHEMA))
+    questions = state | "ToQuestionStats" >> MeteredMap.of(
+        "count", lambda kv: to_question_stats(kv[0], kv[1][0], kv[1][1]))
+    scored = questions | "Score" >> score_transform(cfg.models, cfg.filter, cache_dir)
     selected = scored | "Select" >> SelectTopK(cfg.filter.top_k)
     ranks = beam.pvalue.AsSingleton(selected["ranks"])
     _ = (scored
@@ -96,15 +107,17 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
          | "WriteQuestions" >> _parquet_sink(staging, "questions", QUESTIONS_SCHEMA))
 
     kept_keys = selected["ranks"] | "KeptKeys" >> beam.Map(frozenset)
-    group = accepted | "Group" >> GroupAnswers(kept_keys, cfg.grouping.max_answers)
-    answers = group["groups"]
+    max_answers = cfg.grouping.max_answers
+    answers = (state
+               | "KeptState" >> beam.Filter(lambda kv, keys: kv[0] in keys, keys=beam.pvalue.AsSingleton(kept_keys))
+               | "Group" >> MeteredMap.of("group", lambda kv: (kv[0], answer_group(kv[1][2], max_answers))))
     kept = (selected["ranked"]
-            | "Embed" >> embed_transform(cfg.models, cfg.aggregation)
+            | "Embed" >> embed_transform(cfg.models, cfg.aggregation, cache_dir)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
     rows = ({"kept": kept, "answers": answers}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
-            | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation, cache_path))
+            | "Aggregate" >> aggregate_transform(cfg.models, cfg.aggregation, cache_path, cache_dir))
     _ = (rows
          | "CollectStore" >> beam.combiners.ToList()
          | "WriteStore" >> beam.Map(_write_store_metered, staging=staging, index_cfg=cfg.index))
@@ -119,7 +132,10 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
         _count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         _count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
         _count(selected["ranked"], "top_k"),
-        _count(group["kept_rows"], "kept_rows"),
+        (answers
+         | "KeptRowCounts" >> beam.Map(lambda kv: kv[1][1])
+         | "SumKeptRows" >> beam.CombineGlobally(sum)
+         | "NameKeptRows" >> beam.Map(lambda n: ("kept_rows", n))),
         _count(rows, "published"),
         (accepted
          | "ProfileAccepted" >> beam.CombineGlobally(AcceptedProfileFn())

@@ -36,3 +36,31 @@ class MeteredHandler(ModelHandler):
 
     def batch_elements_kwargs(self):
         return {"min_batch_size": 1, "max_batch_size": self._batch_size}
+
+
+CACHE_NAMESPACE = "qabase.cache"
+
+
+def count_cache(stage: str, hits: int, misses: int) -> None:
+    """Beam counters of a cache's hits and misses in one stage (summed over workers; see cache_counts)."""
+    from apache_beam.metrics import Metrics
+
+    Metrics.counter(CACHE_NAMESPACE, f"{stage}.hits").inc(hits)
+    Metrics.counter(CACHE_NAMESPACE, f"{stage}.misses").inc(misses)
+
+
+def cache_counts(result) -> dict[str, dict[str, int]] | None:
+    """{stage: {hits, misses}} of the build caches from a finished pipeline (None if the runner has no metrics)."""
+    try:
+        from apache_beam.metrics.metric import MetricsFilter
+
+        counters = result.metrics().query(MetricsFilter().with_namespace(CACHE_NAMESPACE))["counters"]
+    except Exception:
+        return None
+    out: dict[str, dict[str, int]] = {}
+    for c in counters:
+        stage, _, kind = c.key.metric.name.rpartition(".")
+        value = c.committed if c.committed is not None else c.attempted
+        slot = out.setdefault(stage, {"hits": 0, "misses": 0})
+        slot[kind] = slot.get(kind, 0) + value
+    return dict(sorted(out.items()))

@@ -4,7 +4,7 @@ Layout of a base directory::
 
     BASE_DIR/latest -> versions/<version>      (symlink, replaced atomically)
     BASE_DIR/versions/<version>/manifest.json, qa.parquet, index.faiss, index_infos.json,
-                                questions.parquet, rejected.parquet, stats.json
+                                questions.parquet, rejected.parquet, stats.json, state/ (see pipelines.state)
     BASE_DIR/versions/.staging-<version>/      (a build in progress; never read)
 
 A build writes everything into its staging folder, checks it, writes the manifest
@@ -98,7 +98,12 @@ class Publisher:
         files = {}
         from pipelines.report import REPORT_FILES
 
-        for name in sorted(os.listdir(self.staging)):
+        from pipelines.state import STATE_DIR
+
+        names = sorted(os.listdir(self.staging))
+        if (self.staging / STATE_DIR).is_dir():
+            names += sorted(f"{STATE_DIR}/{n}" for n in os.listdir(self.staging / STATE_DIR))
+        for name in names:
             p = self.staging / name
             if p.is_file() and name not in REPORT_FILES:  # reports can be regenerated: not checksummed
                 files[name] = {"bytes": p.stat().st_size, "sha256": sha256_file(p)}

@@ -101,7 +101,11 @@ def charts(f: dict) -> dict[str, str]:
     import matplotlib
 
     matplotlib.use("Agg")
+    import logging
+
     import matplotlib.pyplot as plt
+
+    logging.getLogger("matplotlib.category").setLevel(logging.WARNING)  # bar labels like "1", "2" are categories
 
     out = {}
     fig, ax = plt.subplots(figsize=(7, 3.2))

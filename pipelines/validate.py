@@ -98,11 +98,15 @@ class ValidateRows(beam.PTransform):
             ValidateFn.REJECTED, main="accepted")
 
 
-def sample_rank(row: AcceptedRow) -> bytes:
+def sample_rank_of(row_id: str) -> bytes:
     """A stable pseudo-random rank for the accepted-rows sample (same rows on every run and runner)."""
     import hashlib
 
-    return hashlib.blake2b(row.row_id.encode("utf-8"), digest_size=8).digest()
+    return hashlib.blake2b(row_id.encode("utf-8"), digest_size=8).digest()
+
+
+def sample_rank(row: AcceptedRow) -> bytes:
+    return sample_rank_of(row.row_id)
 
 
 def sample_record(row: AcceptedRow) -> dict:

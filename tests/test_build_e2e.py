@@ -163,7 +163,7 @@ def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
 
     monkeypatch.setattr(graph, "write_store", broken)
     with pytest.raises(Exception, match="disk full"):
-        run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
+        run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg, full_rebuild=True)
     assert (tmp_path / "base" / "latest").resolve() == first.path.resolve()
     assert [p.name for p in (tmp_path / "base" / "versions").iterdir()] == [first.version]
 
@@ -211,16 +211,18 @@ def test_rebuild_reuses_cached_aggregations(tmp_path):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None, {})
     first = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
-    assert first.manifest["aggregation_cache"]["hits"] == 0
-    assert first.manifest["aggregation_cache"]["misses"] == first.manifest["counts"]["published"] > 0
-    second = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
-    assert second.manifest["aggregation_cache"] == {**first.manifest["aggregation_cache"],
-                                                    "hits": first.manifest["counts"]["published"], "misses": 0}
-    a = pq.read_table(first.path / "qa.parquet").drop_columns([]).to_pylist()
+    n = first.manifest["counts"]["published"]
+    assert first.manifest["caches"]["aggregate"] == {"hits": 0, "misses": n} and n > 0
+    assert first.manifest["caches"]["score"] == {"hits": 0, "misses": first.manifest["counts"]["distinct_questions"]}
+    second = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg, full_rebuild=True)
+    assert second.manifest["caches"]["aggregate"] == {"hits": n, "misses": 0}
+    assert second.manifest["caches"]["score"]["misses"] == 0 and second.manifest["caches"]["embed"]["misses"] == 0
+    a = pq.read_table(first.path / "qa.parquet").to_pylist()
     b = pq.read_table(second.path / "qa.parquet").to_pylist()
-    assert a == b  # served from the cache, identical
-    off = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", load_config(None, {"aggregation.cache": False}))
-    assert "aggregation_cache" not in off.manifest
+    assert a == b  # served from the caches, identical
+    off = run_build([str(fx / "tiny.jsonl")], tmp_path / "base",
+                    load_config(None, {"aggregation.cache": False, "models.cache": False}), full_rebuild=True)
+    assert "caches" not in off.manifest
 
 
 def test_build_with_an_llm_aggregator_falls_back_per_question(tmp_path, tiny_llama):

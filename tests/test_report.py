@@ -100,7 +100,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
 
     monkeypatch.setattr(graph, "write_store", corrupting_write_store)
     with pytest.raises(PublishError, match=r"quality gate: 2 critical expectation\(s\) failed .*qid.*gec_score"):
-        run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
+        run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}), full_rebuild=True)
     assert (base / "latest").resolve() == first.path  # unchanged
     failed = list((base / "failed").glob("*/report.html"))
     assert len(failed) == 1

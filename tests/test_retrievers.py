@@ -114,5 +114,5 @@ def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
     assert client.get("/questions", params={"q": "x" * 2001}).status_code == 422
     assert client.get("/answer").status_code == 422
     # a new build into the same folder goes live without a restart
-    newer = run_build([str(fixtures_dir / "tiny.jsonl")], live_dir, load_config(None, {}))
+    newer = run_build([str(fixtures_dir / "tiny.jsonl")], live_dir, load_config(None, {}), full_rebuild=True)
     assert client.get("/health").json()["version"] == newer.version != health["version"]

@@ -8,8 +8,9 @@ from apache_beam.testing.test_pipeline import TestPipeline  # noqa: F401
 TestPipeline.__test__ = False
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipelines.count import CountQuestions, most_frequent
-from pipelines.group import AnswerGroupFn, GroupAnswers, answer_group
+from pipelines.count import CountQuestions, most_frequent, to_question_stats
+from pipelines.group import answer_group
+from pipelines.state import QuestionStateFn, row_value, state_record, state_value
 from pipelines.records import AcceptedRow, ScoredQuestion
 from pipelines.select import SelectTopK, question_row
 
@@ -29,13 +30,13 @@ def test_most_frequent_breaks_ties_by_text():
 
 
 def test_answer_group_merges_caps_and_numbers():
-    fn = AnswerGroupFn()
+    fn = QuestionStateFn()
     acc = fn.create_accumulator()
     for key, text in [("paris", "Paris"), ("paris", "Paris."), ("paris", "Paris"), ("lyon", "Lyon"),
                       ("nice", "Nice"), ("nice", "Nice")]:
-        acc = fn.add_input(acc, (key, text))
-    merged = fn.merge_accumulators([acc, {"lyon": Counter({"Lyon": 1})}])
-    top, total, distinct = answer_group(merged, max_answers=2)
+        acc = fn.add_input(acc, ("Q?", "en", key, text))
+    merged = fn.merge_accumulators([acc, (Counter({"Q?": 1}), Counter({"en": 1}), {"lyon": Counter({"Lyon": 1})})])
+    top, total, distinct = answer_group(merged[2], max_answers=2)
     assert [(a.answer_id, a.text, a.count) for a in top] == [(1, "Paris", 3), (2, "Lyon", 2)]
     assert (total, distinct) == (7, 3)
 
@@ -43,8 +44,9 @@ def test_answer_group_merges_caps_and_numbers():
 def test_count_questions_graph():
     rows = [_row("What is X?"), _row("what is x"), _row("What is X?"), _row("Why Y?")]
     with TestPipeline() as p:
-        out = p | beam.Create(rows) | CountQuestions() | beam.Map(lambda q: (q.key, q.question, q.frequency,
-                                                                             q.surface_forms))
+        out = p | beam.Create(rows) | CountQuestions() | beam.Map(
+            lambda kv: to_question_stats(kv[0], kv[1][0], kv[1][1])) | beam.Map(
+            lambda q: (q.key, q.question, q.frequency, q.surface_forms))
         assert_that(out, equal_to([("what is x", "What is X?", 3, 2), ("why y", "Why Y?", 1, 1)]))
 
 
@@ -66,11 +68,24 @@ def test_question_row_reasons():
     assert row["reason"] == "low_gec" and row["kept"] is False and row["rank"] is None
 
 
-def test_group_answers_only_for_kept_keys():
-    rows = [_row("What is X?", "One."), _row("what is x", "one"), _row("What is X?", "Two."), _row("Why Y?", "No.")]
-    with TestPipeline() as p:
-        accepted = p | "Rows" >> beam.Create(rows)
-        keys = p | "Keys" >> beam.Create([frozenset({"what is x"})])
-        out = (accepted | GroupAnswers(keys, max_answers=5))["groups"] | beam.MapTuple(
-            lambda k, g: (k, [(a.answer_id, a.count) for a in g[0]], g[1], g[2]))
-        assert_that(out, equal_to([("what is x", [(1, 2), (2, 1)], 3, 2)]))
+def test_state_round_trips_and_folding_two_days_equals_counting_them_together():
+    """Counts are added, so (day 1 state) + day 2 rows == day 1 + day 2 rows; the saved record round-trips."""
+    day1 = [_row("What is X?", "One."), _row("what is x", "one"), _row("Why Y?", "No.")]
+    day2 = [_row("What is X?", "Two."), _row("why y", "No."), _row("How Z?", "So.")]
+    fn = QuestionStateFn()
+
+    def fold(rows, start=None):
+        accs = dict(start or {})
+        for r in rows:
+            accs[r.key] = fn.add_input(accs.get(r.key, fn.create_accumulator()), row_value(r))
+        return accs
+
+    together = fold(day1 + day2)
+    saved = {k: state_value(state_record((k, v)))[1] for k, v in fold(day1).items()}
+    continued = {k: fn.merge_accumulators([fn.create_accumulator(), v]) for k, v in saved.items()}
+    continued = fold(day2, continued)
+    assert {k: state_record((k, v)) for k, v in continued.items()} == \
+        {k: state_record((k, v)) for k, v in together.items()}
+    assert state_record(("what is x", together["what is x"]))["answers"] == [
+        {"answer_key": "one", "forms": [{"text": "One.", "count": 1}, {"text": "one", "count": 1}]},
+        {"answer_key": "two", "forms": [{"text": "Two.", "count": 1}]}]

@@ -1,0 +1,117 @@
+"""What the scheduled (Airflow) tasks run: small JSON-in, JSON-out steps over pipelines.build.
+
+The DAG in ``airflow_dags/qabase_daily.py`` only passes paths, a logical date and params
+to these functions; each step can also be run by hand (``python -m pipelines.scheduled``).
+
+find_logs -> stage (Beam pipeline, incremental on the latest state) -> gate -> publish -> report
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+from pipelines.errors import QabaseError
+
+
+def render_template(template: str, logical_date: str) -> str:
+    """Fill a path template from a logical date (ISO): {ds} 2026-11-01, {ds_nodash} 20261101,
+    {yyyy} {mm} {dd}. A template with none of them is used as it is."""
+    day = dt.date.fromisoformat(logical_date[:10])
+    fields = {"ds": day.isoformat(), "ds_nodash": day.strftime("%Y%m%d"), "yyyy": f"{day.year:04d}",
+              "mm": f"{day.month:02d}", "dd": f"{day.day:02d}"}
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise QabaseError(f"input template {template!r}: unknown or malformed field ({exc}); "
+                          "use {ds}, {ds_nodash}, {yyyy}, {mm}, {dd}") from None
+
+
+def find_logs(template: str, logical_date: str) -> list[str]:
+    """The day's log files (sorted); [] when the day has none."""
+    from pipelines.errors import InputError
+    from pipelines.read import expand_inputs
+
+    try:
+        return [f["path"] for f in expand_inputs([render_template(template, logical_date)])]
+    except InputError:
+        return []
+
+
+def _config(config_path: str | None, overrides: dict | None):
+    from pipelines.config import load_config
+
+    return load_config(config_path or None, {k: v for k, v in (overrides or {}).items() if v is not None})
+
+
+def stage(inputs: list[str], base_dir: str, config_path: str | None = None, overrides: dict | None = None,
+          full_rebuild: bool = False, run_id: str | None = None) -> dict:
+    """Build a version into staging (or find there is nothing new). Returns {version, unchanged, counts}."""
+    from pipelines.build import stage_version
+
+    res = stage_version(inputs, base_dir, _config(config_path, overrides), full_rebuild=full_rebuild)
+    return {"version": res.version, "unchanged": res.unchanged, "run_id": run_id,
+            "increment": res.manifest.get("increment"), "published_questions": res.manifest["counts"]["published"]}
+
+
+def gate(base_dir: str, version: str) -> dict:
+    from pipelines.build import gate_version
+
+    quality = gate_version(base_dir, version)["quality"]
+    return {"version": version, "expectations": len(quality["results"]), "warnings": len(quality["warnings"])}
+
+
+def publish(base_dir: str, version: str) -> str:
+    from pipelines.build import publish_version
+
+    return str(publish_version(base_dir, version))
+
+
+def report(base_dir: str, version: str) -> str:
+    from pipelines.report import write_report
+
+    folder = Path(base_dir) / "versions" / version
+    write_report(folder, json.loads((folder / "manifest.json").read_text(encoding="utf-8")))
+    return str(folder / "report.html")
+
+
+def run_day(template: str, logical_date: str, base_dir: str, config_path: str | None = None,
+            overrides: dict | None = None, full_rebuild: bool = False) -> dict:
+    """All steps for one logical date, in one process (what the DAG does task by task)."""
+    inputs = find_logs(template, logical_date)
+    if not inputs:
+        return {"logical_date": logical_date, "inputs": [], "published": None}
+    staged = stage(inputs, base_dir, config_path, overrides, full_rebuild)
+    if staged["unchanged"]:
+        return {"logical_date": logical_date, "inputs": inputs, "published": None, "latest": staged["version"]}
+    gate(base_dir, staged["version"])
+    return {"logical_date": logical_date, "inputs": inputs, "published": publish(base_dir, staged["version"]),
+            "report": report(base_dir, staged["version"])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pipelines.scheduled",
+                                 description="Run one logical date's build as the daily DAG does.")
+    ap.add_argument("--input-template", required=True, help="path/glob with {ds}, {ds_nodash}, {yyyy}, {mm}, {dd}")
+    ap.add_argument("--date", required=True, help="logical date, YYYY-MM-DD")
+    ap.add_argument("--base", required=True, help="base directory")
+    ap.add_argument("--config", help="YAML config")
+    ap.add_argument("--full-rebuild", action="store_true")
+    args = ap.parse_args(argv)
+    from pipelines.logs import setup_logging
+
+    setup_logging(False, False)
+    try:
+        out = run_day(args.input_template, args.date, args.base, args.config, None, args.full_rebuild)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

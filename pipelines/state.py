@@ -1,0 +1,184 @@
+"""Incremental builds: the state of all logs so far, kept inside each published version.
+
+``versions/<v>/state/`` holds ``questions.parquet`` (per question: surface forms, languages
+and every distinct answer, each with counts; schema in ``schemas/question_state.py``) and
+``state.json`` (the input files already counted, with sha256, and the row-level counts).
+Because the state is published with its version, a failed build never touches it, and the
+next build starts from ``latest/state``.
+
+A new build reads only files it has not counted (by checksum), folds their rows into the
+state (adding counts is associative, so the result equals counting all logs at once), and
+recomputes scoring, ranking, grouping and the index from the merged state; the score,
+vector and aggregation caches make that cheap for questions seen before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import NamedTuple
+
+import apache_beam as beam
+
+from pipelines.errors import QabaseError
+
+STATE_DIR = "state"
+QUESTIONS_FILE = "questions.parquet"
+STATE_FILE = "state.json"
+STATE_VERSION = 1
+# row-level counts computed per increment and summed across increments
+ROW_COUNTS = ("rows_parsed", "rows_rejected_read", "rows_accepted", "rows_rejected_validate")
+ROW_COUNT_MAPS = ("reject_reasons", "row_langs")
+
+
+class StateError(QabaseError):
+    """The saved state cannot be continued (other input settings, a changed log file, a newer format)."""
+
+
+# --- per-question state: (surface forms, languages, {answer_key: answer surface forms}) -----------------
+
+class QuestionStateFn(beam.CombineFn):
+    """Values of one key, either a row ``(question, lang, answer_key, answer)`` or a saved state
+    ``(forms, langs, answers)`` -> the merged state ``(Counter, Counter, {answer_key: Counter})``."""
+
+    def create_accumulator(self):
+        return (Counter(), Counter(), {})
+
+    def add_input(self, acc, value):
+        forms, langs, answers = acc
+        if len(value) == 4:
+            question, lang, answer_key, answer = value
+            forms[question] += 1
+            langs[lang] += 1
+            answers.setdefault(answer_key, Counter())[answer] += 1
+        else:
+            f, lg, ans = value
+            forms.update(f)
+            langs.update(lg)
+            for key, texts in ans.items():
+                answers.setdefault(key, Counter()).update(texts)
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = self.create_accumulator()
+        for acc in accs:
+            self.add_input(out, acc)
+        return out
+
+    def extract_output(self, acc):
+        return acc
+
+
+def row_value(row) -> tuple:
+    """An accepted row as a value for :class:`QuestionStateFn`."""
+    return (row.question, row.lang, row.answer_key, row.answer)
+
+
+def _counted(c: dict) -> list[dict]:
+    return [{"text": t, "count": int(n)} for t, n in sorted(c.items())]
+
+
+def state_record(kv) -> dict:
+    """(key, merged state) -> a row of state/questions.parquet (lists sorted, so files are deterministic)."""
+    key, (forms, langs, answers) = kv
+    return {"key": key, "forms": _counted(forms), "langs": _counted(langs),
+            "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)]}
+
+
+def state_value(record: dict) -> tuple:
+    """A row of state/questions.parquet -> (key, saved state value)."""
+    def counts(items):
+        return {x["text"]: x["count"] for x in items}
+
+    return record["key"], (counts(record["forms"]), counts(record["langs"]),
+                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]})
+
+
+# --- state.json: files counted so far and row-level counts ----------------------------------------------
+
+def input_settings_hash(cfg) -> str:
+    """What decides how log files become accepted rows; a state built otherwise cannot be continued."""
+    payload = json.dumps({"input": cfg.to_dict()["input"], "limits": cfg.to_dict()["limits"]}, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class PreviousState(NamedTuple):
+    version: str
+    questions: Path  # state/questions.parquet of that version
+    files: list[dict]  # [{path, format, bytes, sha256}]
+    counts: dict
+    version_dir: Path
+
+
+def load_state(version_dir: Path, cfg) -> PreviousState | None:
+    """The state of a published version, or None if it has none (built before incremental builds)."""
+    folder = version_dir / STATE_DIR
+    if not (folder / STATE_FILE).is_file():
+        return None
+    data = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+    if data.get("state_version") != STATE_VERSION:
+        raise StateError(f"state: {folder} has format {data.get('state_version')}, this build reads "
+                         f"{STATE_VERSION}; run with --full-rebuild over all logs")
+    if data.get("input_settings") != input_settings_hash(cfg):
+        raise StateError(f"state: {folder} was built with other input/limits settings; run with --full-rebuild "
+                         "over all logs to start a new state")
+    return PreviousState(version_dir.name, folder / QUESTIONS_FILE, data["files"], data["counts"], version_dir)
+
+
+def split_new_files(files: list[dict], previous: PreviousState | None) -> tuple[list[dict], list[dict]]:
+    """(files to read, files already counted). A path counted before with other content is an error:
+    logs are append-only by file, and counting a rewritten file again would double-count its rows."""
+    if previous is None:
+        return files, []
+    seen = {f["sha256"] for f in previous.files}
+    by_path = {f["path"]: f["sha256"] for f in previous.files}
+    new, skipped = [], []
+    for f in files:
+        if f["sha256"] in seen:
+            skipped.append(f)
+        elif f["path"] in by_path:
+            raise StateError(f"input: {f['path']} was counted in version {previous.version} with other content "
+                             "(sha256 changed); add new logs as new files, or run with --full-rebuild")
+        else:
+            new.append(f)
+    return new, skipped
+
+
+def merge_counts(increment: dict, previous: PreviousState | None) -> dict:
+    """Row-level counts of all logs so far: the increment's plus the saved ones."""
+    out = dict(increment)
+    if previous is None:
+        return out
+    old = previous.counts
+    for k in ROW_COUNTS:
+        out[k] = increment.get(k, 0) + old.get(k, 0)
+    for k in ROW_COUNT_MAPS:
+        merged = Counter(old.get(k, {}))
+        merged.update(increment.get(k, {}))
+        out[k] = dict(sorted(merged.items()))
+    out["accepted_profile"] = merge_profiles(increment.get("accepted_profile"), old.get("accepted_profile"))
+    return out
+
+
+def merge_profiles(a: dict | None, b: dict | None) -> dict | None:
+    if not a or not a.get("rows"):
+        return b
+    if not b or not b.get("rows"):
+        return a
+    out = {"rows": a["rows"] + b["rows"], "empty_key": a["empty_key"] + b["empty_key"]}
+    for k in ("question_chars_min", "answer_chars_min"):
+        out[k] = min(a[k], b[k])
+    for k in ("question_chars_max", "answer_chars_max"):
+        out[k] = max(a[k], b[k])
+    return {k: out[k] for k in a}
+
+
+def write_state_json(staging: Path, cfg, files: list[dict], counts: dict) -> None:
+    folder = staging / STATE_DIR
+    folder.mkdir(exist_ok=True)
+    saved = {k: counts[k] for k in (*ROW_COUNTS, *ROW_COUNT_MAPS, "accepted_profile") if k in counts}
+    data = {"state_version": STATE_VERSION, "input_settings": input_settings_hash(cfg),
+            "files": sorted(files, key=lambda f: (f["path"], f["sha256"])), "counts": saved}
+    (folder / STATE_FILE).write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
