@@ -61,7 +61,7 @@ def qabase_daily():
         ctx = get_current_context()
         files = find(ctx["params"]["input_template"], ctx["logical_date"].isoformat())
         if not files:
-            from airflow.exceptions import AirflowSkipException
+            from airflow.sdk.exceptions import AirflowSkipException
 
             raise AirflowSkipException("no log files for this date")
         return files
@@ -79,12 +79,18 @@ def qabase_daily():
     @task
     def quality_gate(staged: dict) -> dict:
         if staged["unchanged"]:
-            from airflow.exceptions import AirflowSkipException
+            from airflow.sdk.exceptions import AirflowSkipException
 
             raise AirflowSkipException(f"nothing new: {staged['version']} stays latest")
+        from pipelines.errors import PublishError
         from pipelines.scheduled import gate
 
-        return gate(get_current_context()["params"]["base_dir"], staged["version"])
+        try:
+            return gate(get_current_context()["params"]["base_dir"], staged["version"])
+        except PublishError as exc:  # the data failed its expectations: a retry cannot help
+            from airflow.sdk.exceptions import AirflowFailException
+
+            raise AirflowFailException(str(exc)) from None
 
     @task(outlets=[QA_BASE])
     def publish(gated: dict) -> str:
