@@ -107,12 +107,17 @@ def reconcile(stats: dict) -> dict:
     return {"rows_read": read, "rows_accepted": accepted, "rows_rejected": rejected}
 
 
-def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[str, float]) -> list[dict]:
-    """Rows of the end-of-build summary: what went in and out of each stage, and its time."""
+def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[str, float],
+                increment: dict | None = None) -> list[dict]:
+    """Rows of the end-of-build summary: what went in and out of each stage, and its time.
+
+    ``increment``: this build's own row counts when it continued a saved state; read, validate and
+    count then show the new rows only (the later stages work on all questions so far)."""
+    rows_in = increment or stats
     out_counts = {
-        "read": (stats["rows_read"], stats["rows_parsed"], stats["rows_rejected_read"]),
-        "validate": (stats["rows_parsed"], stats["rows_accepted"], stats["rows_rejected_validate"]),
-        "count": (stats["rows_accepted"], stats["distinct_questions"], 0),
+        "read": (rows_in["rows_read"], rows_in["rows_parsed"], rows_in["rows_rejected_read"]),
+        "validate": (rows_in["rows_parsed"], rows_in["rows_accepted"], rows_in["rows_rejected_validate"]),
+        "count": (rows_in["rows_accepted"], stats["distinct_questions"], 0),
         "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
         "select": (stats["passed_both"], stats["top_k"], stats["passed_both"] - stats["top_k"]),
         "group": (stats["kept_rows"], stats["top_k"], 0),
@@ -198,7 +203,8 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
         pipeline_s = time.perf_counter() - t_pipe
         LOG.info("pipeline finished in %.1fs", pipeline_s)
         increment = json.loads((staging / STATS_FILE).read_text(encoding="utf-8"))
-        increment_read = reconcile(increment)["rows_read"]
+        increment.update(reconcile(increment))
+        increment_read = increment["rows_read"]
         stats = merge_counts(increment, prev_state)
         stats.update(reconcile(stats))
         (staging / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
@@ -226,7 +232,7 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
         from models.registry import model_identities
 
         wall = {"write": time.perf_counter() - t_sort}
-        table = stage_table(stats, timings, wall)
+        table = stage_table(stats, timings, wall, increment if prev_state else None)
         manifest = {
             "manifest_version": MANIFEST_VERSION,
             "version": publisher.version,
