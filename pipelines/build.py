@@ -268,7 +268,7 @@ def gate_version(output: str | Path, version: str) -> dict:
     ``failed/<version>/``, the staging folder is removed and PublishError says why. Otherwise the
     manifest (with the expectation results and every file's checksum) is written; returns it."""
     from pipelines.config import config_from_dict
-    from pipelines.quality import validate_version
+    from pipelines.quality import DATA_DOCS_DIR, validate_version
     from pipelines.report import write_report
 
     publisher = Publisher(output, version)
@@ -288,8 +288,8 @@ def gate_version(output: str | Path, version: str) -> dict:
             failed.mkdir(parents=True, exist_ok=True)
             for name in ("report.html", "report.json"):
                 shutil.copy2(staging / name, failed / name)
-            if (staging / "data_docs").is_dir():
-                shutil.copytree(staging / "data_docs", failed / "data_docs", dirs_exist_ok=True)
+            if (staging / DATA_DOCS_DIR).is_dir():
+                shutil.copytree(staging / DATA_DOCS_DIR, failed / DATA_DOCS_DIR, dirs_exist_ok=True)
             names = "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
                               for r in quality["critical_failures"][:5])
             raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
