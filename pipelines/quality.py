@@ -76,7 +76,8 @@ class Validator:
         self.ctx.add_data_docs_site(site_name=DATA_DOCS_SITE, site_config={
             "class_name": "SiteBuilder",
             "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(folder)}})
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                              "base_directory": str(folder.resolve())}})  # GX needs it absolute
         self.ctx.build_data_docs(site_names=[DATA_DOCS_SITE])
         return folder / "index.html"
 

@@ -28,9 +28,11 @@ def cli(*args, cwd=ROOT):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     fx = ROOT / "tests" / "fixtures"
-    base = tmp_path_factory.mktemp("e2e") / "base"
+    work = tmp_path_factory.mktemp("e2e")
+    base = work / "base"
+    # a relative --output, as in the README's demo command
     res = cli("--input", fx / "tiny.jsonl", "--input", fx / "chat.jsonl", "--input", fx / "bad.jsonl",
-              "--input", fx / "empty.jsonl", "--input", fx / "pairs.csv", "--output", base)
+              "--input", fx / "empty.jsonl", "--input", fx / "pairs.csv", "--output", "base", cwd=work)
     assert res.returncode == 0, res.stderr[-3000:]
     return base, res
 
