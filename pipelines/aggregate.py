@@ -12,7 +12,7 @@ from apache_beam.ml.inference.base import RunInference
 
 from models import registry
 from pipelines.config import AggregationConfig, ModelsConfig
-from pipelines.handlers import MeteredHandler, ModelBox, count_cache
+from pipelines.handlers import MeteredHandler, ModelBox, run_counted
 from pipelines.records import AnswerCount, KeptQuestion, ScoredQuestion
 from pipelines.text import question_id
 
@@ -69,11 +69,8 @@ class EmbedHandler(MeteredHandler):
 
     def run_inference(self, batch, model, inference_args=None):
         emb, qtyper = model.value
-        before = (getattr(emb, "hits", 0), getattr(emb, "misses", 0))
-        out = self._run(lambda b: embed_kept(emb, qtyper, b, self._threshold), batch)
-        if self._cache_dir:
-            count_cache("embed", emb.hits - before[0], emb.misses - before[1])
-        return out
+        run = lambda: self._run(lambda b: embed_kept(emb, qtyper, b, self._threshold), batch)  # noqa: E731
+        return run_counted("embed", emb, run) if self._cache_dir else run()
 
 
 class AggregateHandler(MeteredHandler):
@@ -97,11 +94,8 @@ class AggregateHandler(MeteredHandler):
 
     def run_inference(self, batch, model, inference_args=None):
         agg = model.value
-        before = (getattr(agg, "hits", 0), getattr(agg, "misses", 0))
-        out = self._run(lambda b: aggregate_groups(agg, b), batch)
-        if self._cache_path:
-            count_cache("aggregate", agg.hits - before[0], agg.misses - before[1])
-        return out
+        run = lambda: self._run(lambda b: aggregate_groups(agg, b), batch)  # noqa: E731
+        return run_counted("aggregate", agg, run) if self._cache_path else run()
 
 
 def embed_transform(models_cfg: ModelsConfig, agg_cfg: AggregationConfig, cache_dir: str | None = None

@@ -22,7 +22,8 @@ from pipelines.config import BuildConfig
 from pipelines.errors import PublishError
 from pipelines.graph import STATS_FILE, build_graph
 from pipelines.progress import STAGE_ORDER, stage_metrics
-from pipelines.publish import INDEX_FILE, Publisher, current_version, enforce_recall_floor, sha256_file
+from pipelines.publish import (INDEX_FILE, Publisher, current_version, enforce_recall_floor, sha256_file,
+                               sha256_stream)
 from pipelines.handlers import cache_counts
 from pipelines.read import expand_inputs
 from pipelines.state import (QUESTIONS_FILE, STATE_DIR, load_state, merge_counts, split_new_files,
@@ -43,18 +44,14 @@ class BuildResult(NamedTuple):
 
 
 def _sha256_any(path: str) -> str:
-    local = Path(path)
-    if local.is_file():
-        return sha256_file(local)
-    import hashlib
-
+    """sha256 of a local or remote (Beam FileSystems) file, as stored: compressed files are not decompressed."""
+    if Path(path).is_file():
+        return sha256_file(path)
+    from apache_beam.io.filesystem import CompressionTypes
     from apache_beam.io.filesystems import FileSystems
 
-    h = hashlib.sha256()
-    with FileSystems.open(path) as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        return sha256_stream(f)
 
 
 def _input_facts(files: list[dict]) -> list[dict]:
@@ -62,36 +59,28 @@ def _input_facts(files: list[dict]) -> list[dict]:
             for f in files]
 
 
-def _merge_parquet(new: Path, old: Path | None, schema) -> None:
-    """Append the rows of a previous version's file (all earlier logs) to this increment's file."""
-    if old is None or not old.is_file():
-        return
-    import pyarrow as pa
-
-    pq.write_table(pa.concat_tables([pq.read_table(old, schema=schema), pq.read_table(new, schema=schema)]), new)
-
-
-def _merge_sample(new: Path, old: Path | None) -> None:
-    """The accepted-rows sample of all logs so far: the smallest ranks of both samples."""
-    import pyarrow as pa
-
+def _smallest_sample_ranks(table):
+    """The accepted-rows sample of all logs so far: the rows with the smallest sample ranks."""
     from pipelines.graph import ACCEPTED_SAMPLE_ROWS
     from pipelines.validate import sample_rank_of
 
-    tables = [pq.read_table(new, schema=ACCEPTED_SAMPLE_SCHEMA)]
-    if old is not None and old.is_file():
-        tables.append(pq.read_table(old, schema=ACCEPTED_SAMPLE_SCHEMA))
-    table = pa.concat_tables(tables)
-    if table.num_rows > ACCEPTED_SAMPLE_ROWS:
-        ranks = [sample_rank_of(r) for r in table.column("row_id").to_pylist()]
-        keep = sorted(range(table.num_rows), key=ranks.__getitem__)[:ACCEPTED_SAMPLE_ROWS]
-        table = table.take(sorted(keep))
-    pq.write_table(table, new)
+    if table.num_rows <= ACCEPTED_SAMPLE_ROWS:
+        return table
+    ranks = [sample_rank_of(r) for r in table.column("row_id").to_pylist()]
+    return table.take(sorted(sorted(range(table.num_rows), key=ranks.__getitem__)[:ACCEPTED_SAMPLE_ROWS]))
 
 
-def _sort_parquet(path: Path, keys: list[tuple[str, str]], schema) -> int:
-    """Rewrite a Beam-written Parquet file in a deterministic row order; returns its rows."""
+def _sort_parquet(path: Path, keys: list[tuple[str, str]], schema, earlier: Path | None = None, select=None) -> int:
+    """Rewrite a Beam-written Parquet file in a deterministic row order; returns its rows. ``earlier``: the
+    same file of the version this build continues, whose rows (earlier logs) are merged in first;
+    ``select``: a function choosing the rows to keep from the merged table."""
     table = pq.read_table(path, schema=schema)
+    if earlier is not None and earlier.is_file():
+        import pyarrow as pa
+
+        table = pa.concat_tables([pq.read_table(earlier, schema=schema), table])
+    if select is not None:
+        table = select(table)
     if table.num_rows:
         table = table.take(pc.sort_indices(table, sort_keys=keys))
     pq.write_table(table, path)
@@ -176,10 +165,11 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
     new_facts, skipped = split_new_files(inputs_facts, prev_state)
     if skipped:
         LOG.info("inputs: %d file(s) already counted in %s (same sha256), skipped", len(skipped), previous)
-    if prev_state is not None and not new_facts and \
-            _unchanged(output, previous).manifest.get("config_hash") == cfg.config_hash():
-        LOG.info("no new input and the same config: %s stays latest", previous)
-        return _unchanged(output, previous)
+    if prev_state is not None and not new_facts:
+        latest = _unchanged(output, previous)
+        if latest.manifest.get("config_hash") == cfg.config_hash():
+            LOG.info("no new input and the same config: %s stays latest", previous)
+            return latest
     new_paths = {f["path"] for f in new_facts}
     files = [f for f in files if f["path"] in new_paths]
     LOG.info("inputs: %d new file(s), %s bytes%s", len(files), f"{sum(f['size'] for f in files):,}",
@@ -212,9 +202,6 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
         caches = cache_counts(result) if (cache_path or cache_dir) else None
         t_sort = time.perf_counter()
         prev_dir = prev_state.version_dir if prev_state else None
-        _merge_parquet(staging / "rejected.parquet", prev_dir / "rejected.parquet" if prev_dir else None,
-                       REJECTED_SCHEMA)
-        _merge_sample(staging / "accepted_sample.parquet", prev_dir / "accepted_sample.parquet" if prev_dir else None)
         _sort_parquet(staging / STATE_DIR / QUESTIONS_FILE, [("key", "ascending")], QUESTION_STATE_SCHEMA)
         all_inputs = sorted((prev_state.files if prev_state else []) + new_facts, key=lambda f: (f["path"], f["sha256"]))
         write_state_json(staging, cfg, all_inputs, stats)
@@ -222,8 +209,10 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
                       [("frequency", "descending"), ("question_key", "ascending")], QUESTIONS_SCHEMA)
         _sort_parquet(staging / "rejected.parquet",
                       [("source", "ascending"), ("position", "ascending"), ("stage", "ascending"),
-                       ("reason", "ascending"), ("raw", "ascending")], REJECTED_SCHEMA)
-        _sort_parquet(staging / "accepted_sample.parquet", [("row_id", "ascending")], ACCEPTED_SAMPLE_SCHEMA)
+                       ("reason", "ascending"), ("raw", "ascending")], REJECTED_SCHEMA,
+                      earlier=prev_dir / "rejected.parquet" if prev_dir else None)
+        _sort_parquet(staging / "accepted_sample.parquet", [("row_id", "ascending")], ACCEPTED_SAMPLE_SCHEMA,
+                      earlier=prev_dir / "accepted_sample.parquet" if prev_dir else None, select=_smallest_sample_ranks)
         index_facts = json.loads((staging / "index_infos.json").read_text(encoding="utf-8"))
         qa_rows = pq.ParquetFile(staging / "qa.parquet").metadata.num_rows
         if index_facts["ntotal"] != qa_rows or qa_rows != stats["published"]:

@@ -49,6 +49,14 @@ def count_cache(stage: str, hits: int, misses: int) -> None:
     Metrics.counter(CACHE_NAMESPACE, f"{stage}.misses").inc(misses)
 
 
+def run_counted(stage: str, cache, fn):
+    """``fn()``, then the hits and misses ``cache`` (an object with ``hits``/``misses`` totals) added during it."""
+    before = (cache.hits, cache.misses)
+    out = fn()
+    count_cache(stage, cache.hits - before[0], cache.misses - before[1])
+    return out
+
+
 def cache_counts(result) -> dict[str, dict[str, int]] | None:
     """{stage: {hits, misses}} of the build caches from a finished pipeline (None if the runner has no metrics)."""
     try:

@@ -57,15 +57,16 @@ def enforce_recall_floor(facts: dict, floor: float) -> None:
                            "raise index.memory_budget_mb, choose another index.factory, or lower the floor")
 
 
-def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+def sha256_stream(f, chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while True:
-            block = f.read(chunk)
-            if not block:
-                break
-            h.update(block)
+    for block in iter(lambda: f.read(chunk), b""):
+        h.update(block)
     return h.hexdigest()
+
+
+def sha256_file(path: str | Path) -> str:
+    with open(path, "rb") as f:
+        return sha256_stream(f)
 
 
 def new_version_id(now: dt.datetime | None = None) -> str:

@@ -14,7 +14,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.gec import details_json
 from models.registry import ScoringModels, scoring_models
 from pipelines.config import FilterConfig, ModelsConfig
-from pipelines.handlers import MeteredHandler, ModelBox, count_cache
+from pipelines.handlers import MeteredHandler, ModelBox, run_counted
 from pipelines.records import QuestionStats, ScoredQuestion
 
 
@@ -124,10 +124,7 @@ class ScoringHandler(MeteredHandler):
         models, cache = model.value
         if cache is None:
             return self._run(lambda b: score_questions(models, b, self._filt), batch)
-        before = (cache.hits, cache.misses)
-        out = self._run(lambda b: cache.score(models, b, self._filt), batch)
-        count_cache("score", cache.hits - before[0], cache.misses - before[1])
-        return out
+        return run_counted("score", cache, lambda: self._run(lambda b: cache.score(models, b, self._filt), batch))
 
 
 def score_transform(models_cfg: ModelsConfig, filt: FilterConfig, cache_dir: str | None = None) -> RunInference:
