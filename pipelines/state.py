@@ -163,16 +163,14 @@ def merge_counts(increment: dict, previous: PreviousState | None) -> dict:
 
 
 def merge_profiles(a: dict | None, b: dict | None) -> dict | None:
-    if not a or not a.get("rows"):
-        return b
-    if not b or not b.get("rows"):
-        return a
-    out = {"rows": a["rows"] + b["rows"], "empty_key": a["empty_key"] + b["empty_key"]}
-    for k in ("question_chars_min", "answer_chars_min"):
-        out[k] = min(a[k], b[k])
-    for k in ("question_chars_max", "answer_chars_max"):
-        out[k] = max(a[k], b[k])
-    return {k: out[k] for k in a}
+    """Two accepted-rows profiles as one, merged as the Beam combiner merges its accumulators."""
+    from pipelines.validate import AcceptedProfileFn
+
+    fn = AcceptedProfileFn()
+    accs = [[p[k] for k in fn.FIELDS] for p in (a, b) if p and p.get("rows")]
+    if not accs:
+        return a or b
+    return fn.extract_output(fn.merge_accumulators(accs))
 
 
 def write_state_json(staging: Path, cfg, files: list[dict], counts: dict) -> None:
