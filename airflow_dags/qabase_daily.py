@@ -82,7 +82,7 @@ def qabase_daily():
             from airflow.sdk.exceptions import AirflowSkipException
 
             raise AirflowSkipException(f"nothing new: {staged['version']} stays latest")
-        from pipelines.errors import PublishError
+        from schemas.errors import PublishError
         from pipelines.scheduled import gate
 
         try:

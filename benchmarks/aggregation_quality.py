@@ -71,9 +71,9 @@ def chosen_position(result, texts: list[str]) -> int:
 
 def run_aggregator(groups: list[tuple[str, list[str]]], force_type: str | None = None):
     from models import registry
-    from pipelines.config import AggregationConfig, ModelsConfig
-    from pipelines.records import AnswerCount
-    from pipelines.text import detect_lang
+    from schemas.config import AggregationConfig, ModelsConfig
+    from schemas.records import AnswerCount
+    from schemas.text import detect_lang
 
     mcfg, acfg = ModelsConfig(), AggregationConfig()
     emb = registry.embedder(mcfg.embedder, mcfg)
@@ -148,7 +148,7 @@ def arena(data: Path, n: int, seed: int = 0) -> dict:
 
 
 def throughput(n_groups: int, size: int = 10, seed: int = 0) -> dict:
-    from pipelines.demo_data import demo_rows
+    from pipelines.demo import demo_rows
 
     rng = random.Random(seed)
     by_q: dict[str, list[str]] = {}
@@ -167,7 +167,7 @@ def throughput(n_groups: int, size: int = 10, seed: int = 0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.eval_sets import SHARED
+    from models.tools.eval_sets import SHARED
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED)
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--groups", type=int, default=200, help="throughput: groups of 10 answers")
     ap.add_argument("--throughput-only", action="store_true")
     args = ap.parse_args(argv)
-    from pipelines.logs import setup_logging
+    from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     out = {}

@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-k", type=int, default=5000)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = ap.parse_args(argv)
-    from pipelines.config import load_config
-    from pipelines.logs import setup_logging
+    from models.registry import load_config
+    from schemas.logs import setup_logging
 
     setup_logging(False, True)
     logging.getLogger("qabase").setLevel(logging.WARNING)

@@ -47,7 +47,8 @@ def banking(data: Path, per_intent: int):
 
 
 def evaluate(name: str, base, queries, embedder, modes=("dense", "bm25", "hybrid")) -> list[dict]:
-    from pipelines.retrievers import QuestionRetriever, memory_base
+    from indexes.loading import memory_base
+    from indexes.retrievers import QuestionRetriever
 
     # base questions are unique texts; keep the first intent of a duplicate
     texts, labels = [], []
@@ -81,7 +82,7 @@ def evaluate(name: str, base, queries, embedder, modes=("dense", "bm25", "hybrid
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.eval_sets import SHARED
+    from models.tools.eval_sets import SHARED
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED)
@@ -91,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_dir():
         print(f"error: no evaluation data at {args.data}", file=sys.stderr)
         return 2
-    from models.embedders import load_embedder
-    from pipelines.logs import setup_logging
+    from models.registry import load_embedder
+    from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     results = []

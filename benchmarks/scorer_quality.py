@@ -2,7 +2,7 @@
 
     python benchmarks/scorer_quality.py [--data ../shared/data] [--skip-clinc-head]
 
-Builds the labelled sets of ``models.eval_sets`` in memory (MuCGEC dev pairs; English
+Builds the labelled sets of ``models.tools.eval_sets`` in memory (MuCGEC dev pairs; English
 corruption pairs from CLINC150 train + BANKING77, 1,000 pairs, seed 0; the intent set
 in each language; CLINC150 in scope vs out of scope), scores them with each backend,
 trains a CLINC150 intent head on train (MiniLM vectors) for the last row, and prints
@@ -28,9 +28,9 @@ def _split(rows: list[dict]) -> tuple[list[str], list[int], list, list]:
 
 
 def evaluate(name: str, kind: str, rows: list[dict], backend: str, model_dir: str | None = None) -> dict:
-    from models.evaluate import report
-    from models.score import score_texts
-    from pipelines.config import FilterConfig
+    from models.tools.evaluate import report
+    from models.tools.score import score_texts
+    from schemas.config import FilterConfig
 
     texts, labels, pairs, kinds = _split(rows)
     t = time.perf_counter()
@@ -63,7 +63,7 @@ def markdown(results: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    from models.eval_sets import SHARED
+    from models.tools.eval_sets import SHARED
 
     ap.add_argument("--data", type=Path, default=SHARED)
     ap.add_argument("--skip-clinc-head", action="store_true")
@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_dir():
         print(f"error: no evaluation data at {args.data}", file=sys.stderr)
         return 2
-    from models.eval_sets import clinc_oos_sets, english_gec_pairs, intent_eval_rows, mucgec_pairs
-    from pipelines.logs import setup_logging
+    from models.tools.eval_sets import clinc_oos_sets, english_gec_pairs, intent_eval_rows, mucgec_pairs
+    from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     results = []
@@ -88,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     train, val = clinc_oos_sets(args.data)
     results.append(evaluate("CLINC150 in scope vs oos", "intent", val, "prototype"))
     if not args.skip_clinc_head:
-        from models.embedders import load_embedder
-        from models.intent_classifier import UNCLEAR_NAMES
-        from models.train_intent import train as train_head
+        from models.registry import load_embedder
+        from models.intent.classifier import UNCLEAR_NAMES
+        from models.tools.train_intent import train as train_head
 
         with tempfile.TemporaryDirectory() as tmp:
             t = time.perf_counter()

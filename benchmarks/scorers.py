@@ -27,8 +27,8 @@ sys.path.insert(0, str(HERE.parent))
 
 
 def demo_questions() -> dict[str, list[str]]:
-    from pipelines.demo_data import chat_records, csv_rows, demo_rows
-    from pipelines.text import detect_lang
+    from pipelines.demo import chat_records, csv_rows, demo_rows
+    from schemas.text import detect_lang
 
     texts = [r["question"] for r in demo_rows()] + [r["question"] for r in csv_rows()]
     for rec in chat_records():
@@ -66,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
     from models import registry
-    from models.embedders import load_embedder
-    from models.intent import PrototypeIntentScorer
-    from pipelines.config import ModelsConfig
-    from pipelines.logs import setup_logging
+    from models.registry import load_embedder
+    from models.intent.prototype import PrototypeIntentScorer
+    from schemas.config import ModelsConfig
+    from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     cfg = ModelsConfig(torch_threads=args.threads)

@@ -110,7 +110,7 @@ class FaissIndexBuilder:
         index = faiss.index_factory(dim, factory, faiss.METRIC_INNER_PRODUCT)
         gpus = gpu_count() if self.use_gpu in ("auto", "yes") else 0
         if self.use_gpu == "yes" and not gpus:
-            from pipelines.errors import PublishError
+            from schemas.errors import PublishError
 
             raise PublishError("index: index.use_gpu is yes but faiss sees no GPU (pip install .[gpu])")
         built_on = "cpu"

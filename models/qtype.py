@@ -40,7 +40,7 @@ class QuestionTypeClassifier:
         objective = protos["objective"]["en"] + protos["objective"]["zh"]
         self._margin = PrototypeMargin(embedder, subjective, objective)
         self.embedder = embedder
-        self.model_id = f"qtype-prototype-v1[{embedder.model_id}]"
+        self.model_id = qtype_identity(embedder.model_id)
 
     def classify_vectors(self, texts: list[str], vectors: np.ndarray,
                          threshold: float = 0.5) -> list[tuple[str, float]]:
@@ -50,3 +50,7 @@ class QuestionTypeClassifier:
             p = sigmoid(float(m) / self._margin.scale + sum(opinion_cues(text).values()))
             out.append(("subjective" if p >= threshold else "objective", p))
         return out
+
+
+def qtype_identity(embedder_id: str) -> str:
+    return f"qtype-prototype-v1[{embedder_id}]"

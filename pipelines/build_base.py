@@ -16,7 +16,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from pipelines.errors import QabaseError
+from schemas.errors import QabaseError
 
 LOG = logging.getLogger("qabase.cli")
 
@@ -69,12 +69,13 @@ def check_beam_args(beam_args: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args, beam_args = parse_args(sys.argv[1:] if argv is None else argv)
-    from pipelines.logs import setup_logging
+    from schemas.logs import setup_logging
 
     setup_logging(args.verbose, args.quiet)
     try:
         check_beam_args(beam_args)
-        from pipelines.config import config_yaml, load_config
+        from models.registry import load_config
+        from schemas.config import config_yaml
 
         overrides = {k: v for k, v in {
             "filter.top_k": args.top_k, "filter.gec_threshold": args.gec_threshold,
@@ -88,14 +89,15 @@ def main(argv: list[str] | None = None) -> int:
             raise QabaseError("usage: --output BASE_DIR is required")
         inputs = list(args.input)
         if args.demo:
-            from pipelines.demo_data import write_demo_logs
+            from pipelines.demo import write_demo_logs
 
             paths = write_demo_logs(Path(args.output) / "demo-logs")
             inputs.extend(str(p) for p in paths)
             LOG.info("demo: wrote %d sample log files to %s", len(paths), Path(args.output) / "demo-logs")
         if not inputs:
             raise QabaseError("usage: give --input PATH (repeatable) or --demo")
-        from pipelines.build import run_build, summary_text
+        from pipelines.build import run_build
+        from pipelines.summary import summary_text
 
         result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id,
                            full_rebuild=args.full_rebuild)

@@ -12,9 +12,9 @@ import argparse
 import datetime as dt
 import json
 import sys
-from pathlib import Path
 
-from pipelines.errors import QabaseError
+from schemas.errors import QabaseError
+from schemas.layout import MANIFEST, BaseLayout
 
 
 def render_template(template: str, logical_date: str) -> str:
@@ -32,8 +32,8 @@ def render_template(template: str, logical_date: str) -> str:
 
 def find_logs(template: str, logical_date: str) -> list[str]:
     """The day's log files (sorted); [] when the day has none."""
-    from pipelines.errors import InputError
-    from pipelines.read import expand_inputs
+    from schemas.errors import InputError
+    from pipelines.stages.read import expand_inputs
 
     try:
         return [f["path"] for f in expand_inputs([render_template(template, logical_date)])]
@@ -42,7 +42,7 @@ def find_logs(template: str, logical_date: str) -> list[str]:
 
 
 def _config(config_path: str | None, overrides: dict | None):
-    from pipelines.config import load_config
+    from models.registry import load_config
 
     return load_config(config_path or None, {k: v for k, v in (overrides or {}).items() if v is not None})
 
@@ -71,10 +71,10 @@ def publish(base_dir: str, version: str) -> str:
 
 
 def report(base_dir: str, version: str) -> str:
-    from pipelines.report import write_report
+    from pipelines.release.report import write_report
 
-    folder = Path(base_dir) / "versions" / version
-    write_report(folder, json.loads((folder / "manifest.json").read_text(encoding="utf-8")))
+    folder = BaseLayout(base_dir).version(version)
+    write_report(folder, json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
     return str(folder / "report.html")
 
 
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", help="YAML config")
     ap.add_argument("--full-rebuild", action="store_true")
     args = ap.parse_args(argv)
-    from pipelines.logs import setup_logging
+    from schemas.logs import setup_logging
 
     setup_logging(False, False)
     try:

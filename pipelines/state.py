@@ -22,11 +22,9 @@ from typing import NamedTuple
 
 import apache_beam as beam
 
-from pipelines.errors import QabaseError
+from schemas.errors import QabaseError
+from schemas.layout import QUESTIONS_FILE, STATE_DIR, STATE_FILE
 
-STATE_DIR = "state"
-QUESTIONS_FILE = "questions.parquet"
-STATE_FILE = "state.json"
 STATE_VERSION = 1
 # row-level counts computed per increment and summed across increments
 ROW_COUNTS = ("rows_parsed", "rows_rejected_read", "rows_accepted", "rows_rejected_validate")
@@ -164,7 +162,7 @@ def merge_counts(increment: dict, previous: PreviousState | None) -> dict:
 
 def merge_profiles(a: dict | None, b: dict | None) -> dict | None:
     """Two accepted-rows profiles as one, merged as the Beam combiner merges its accumulators."""
-    from pipelines.validate import AcceptedProfileFn
+    from pipelines.stages.validate import AcceptedProfileFn
 
     fn = AcceptedProfileFn()
     accs = [[p[k] for k in fn.FIELDS] for p in (a, b) if p and p.get("rows")]

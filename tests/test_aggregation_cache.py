@@ -1,8 +1,8 @@
 """The aggregation cache: keyed by question, answers, model identity (incl. prompt version)."""
 
-from models.aggregation_cache import AggregationCache, CachedAggregator, group_key
-from models.aggregators import AggregateResult, Viewpoint
-from pipelines.records import AnswerCount
+from models.caches.aggregations import AggregationCache, CachedAggregator, group_key
+from models.aggregators.base import AggregateResult, Viewpoint
+from schemas.records import AnswerCount
 
 
 class Counting:
@@ -46,8 +46,8 @@ def test_cached_aggregator_skips_unchanged_groups_across_processes(tmp_path):
 
 def test_aggregator_identities_carry_every_setting_that_changes_results():
     from conftest import FakeEmbedder
-    from models.aggregators import EmbeddingAggregator
-    from models.llm_aggregator import LlmAggregator
+    from models.aggregators.embedding import EmbeddingAggregator
+    from models.aggregators.llm import LlmAggregator
 
     a = EmbeddingAggregator(FakeEmbedder())
     assert a.model_id != EmbeddingAggregator(FakeEmbedder(), merge_floor=0.3).model_id

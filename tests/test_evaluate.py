@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from models.evaluate import auroc, main, pairwise_accuracy, precision_recall
-from pipelines.errors import QabaseError
+from models.tools.evaluate import auroc, main, pairwise_accuracy, precision_recall
+from schemas.errors import QabaseError
 
 
 def test_auroc_known_values():
@@ -43,7 +43,7 @@ def test_evaluate_command_beats_length_on_a_small_gec_set(tmp_path, capsys):
 
 
 def test_length_matched_auroc_ignores_pairs_of_different_length():
-    from models.evaluate import length_matched_auroc
+    from models.tools.evaluate import length_matched_auroc
 
     texts = ["short", "a much longer clear request", "short", "a much longer unclear turn!"]
     scores = [0.9, 0.2, 0.1, 0.8]

@@ -7,8 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.build import run_build
-from pipelines.config import load_config
-from pipelines.demo_data import write_demo_logs
+from models.registry import load_config
+from pipelines.demo import write_demo_logs
 from pipelines.state import StateError
 
 pytestmark = pytest.mark.slow

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from indexes.builder import FaissIndexBuilder, choose_factory, gpu_count
-from pipelines.config import IndexConfig
-from pipelines.errors import PublishError
+from schemas.config import IndexConfig
+from schemas.errors import PublishError
 
 
 def _clustered(n, dim=32, centers=64, seed=0):
@@ -42,7 +42,7 @@ def test_small_bases_stay_exact(tmp_path):
 
 
 def test_publishing_fails_below_the_recall_floor(tmp_path):
-    from pipelines.publish import enforce_recall_floor
+    from indexes.store import enforce_recall_floor
 
     x = _clustered(3_000, dim=32)
     cfg = IndexConfig(factory="IVF64,PQ2", recall_floor=0.99, use_gpu="no")  # 2 bytes a vector: lossy

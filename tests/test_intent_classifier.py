@@ -1,4 +1,4 @@
-"""Intent backend classifier:DIR (a trained head, or a local HF classifier) and models.train_intent."""
+"""Intent backend classifier:DIR (a trained head, or a local HF classifier) and models.tools.train_intent."""
 
 import json
 import zlib
@@ -6,9 +6,9 @@ import zlib
 import numpy as np
 import pytest
 
-from models.intent_classifier import HfClassifierIntentScorer, clarity, load_classifier_intent, softmax
-from models.train_intent import fit_temperature, main as train_main, stratified_split, train
-from pipelines.errors import ModelLoadError, QabaseError
+from models.intent.classifier import HfClassifierIntentScorer, clarity, load_classifier_intent, softmax
+from models.tools.train_intent import fit_temperature, main as train_main, stratified_split, train
+from schemas.errors import ModelLoadError, QabaseError
 
 
 class BagOfWordsEmbedder:
@@ -86,7 +86,7 @@ def test_train_intent_command_with_a_local_encoder(tmp_path, tiny_bert, capsys):
     assert meta["embedder"] == f"hf:{tiny_bert}" and meta["dim"] == 16
     # the pipeline's registry loads it as classifier:DIR with the embedder it was trained on
     from models.registry import intent_scorer
-    from pipelines.config import ModelsConfig
+    from schemas.config import ModelsConfig
 
     scorer = intent_scorer(ModelsConfig(intent=f"classifier:{out}"))
     [(score, _)] = scorer.score(["how do i reset my password ?"], ["en"])
@@ -126,9 +126,9 @@ def test_classifier_directory_errors(tmp_path, tiny_bert):
 
 def test_score_questions_with_a_classifier_that_hands_on_no_vectors(tiny_bert_classifier):
     from models.registry import ScoringModels, gec_scorer
-    from pipelines.config import FilterConfig
-    from pipelines.records import QuestionStats
-    from pipelines.score import score_questions
+    from schemas.config import FilterConfig
+    from schemas.records import QuestionStats
+    from pipelines.stages.score import score_questions
 
     models = ScoringModels(gec_scorer("zh-heuristic"), gec_scorer("zh-heuristic"),
                            HfClassifierIntentScorer(tiny_bert_classifier))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from models.aggregators import EmbeddingAggregator
-from models.llm_aggregator import GenerationError, HttpGenerator, LlmAggregator, from_reply
-from models.llm_prompt import AggregationParseError, load_prompt, parse_aggregation
-from pipelines.records import AnswerCount
+from models.aggregators.embedding import EmbeddingAggregator
+from models.aggregators.llm import GenerationError, HttpGenerator, LlmAggregator, from_reply
+from models.aggregators.prompt import AggregationParseError, load_prompt, parse_aggregation
+from schemas.records import AnswerCount
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -118,7 +118,7 @@ def _groups():
 
 
 def test_tiny_llama_loaded_directly(tiny_llama):
-    from models.llm_aggregator import HfGenerator
+    from models.aggregators.llm import HfGenerator
 
     gen = HfGenerator(tiny_llama, max_new_tokens=8, batch_size=2)
     replies = gen.generate([load_prompt().render(q, [a.text for a in ans], lang) for q, _, lang, ans in _groups()])
@@ -135,7 +135,7 @@ def test_tiny_llama_loaded_directly(tiny_llama):
 @pytest.fixture(scope="module")
 def llm_server(tiny_llama):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "models.serve_llm", "--model", str(tiny_llama), "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "models.tools.serve_llm", "--model", str(tiny_llama), "--port", "0",
                              "--max-new-tokens", "8"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
@@ -156,7 +156,7 @@ def test_tiny_llama_served_over_http(llm_server, tiny_llama):
     assert gen.model_id.startswith(f"http:{llm_server}#hf:")
     prompts = [load_prompt().render(q, [a.text for a in ans], lang) for q, _, lang, ans in _groups()]
     replies = gen.generate(prompts)
-    from models.llm_aggregator import HfGenerator
+    from models.aggregators.llm import HfGenerator
 
     assert replies == HfGenerator(tiny_llama, max_new_tokens=8, batch_size=2).generate(prompts)
     results = LlmAggregator(gen, EmbeddingAggregator(FakeEmbedder())).aggregate_many(_groups())
@@ -170,7 +170,7 @@ def test_unreachable_endpoint_is_a_generation_error():
 
 
 def test_aggregate_command_with_the_http_backend(llm_server, tmp_path):
-    from models.aggregate import main
+    from models.tools.aggregate import main
 
     src = tmp_path / "groups.jsonl"
     src.write_text(json.dumps({"question": "Is it good?", "answers": ["yes", "no", "yes"]}) + "\n")

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from models.aggregators import EmbeddingAggregator, cluster_answers, first_sentence
-from models.embedders import HFMeanPoolEmbedder, load_embedder
+from models.aggregators.embedding import EmbeddingAggregator, cluster_answers, first_sentence
+from models.embedders.hf import HFMeanPoolEmbedder
+from models.registry import load_embedder
 from models.registry import gec_scorer, qtype_classifier, scoring_models
-from pipelines.config import ModelsConfig
-from pipelines.records import AnswerCount
+from schemas.config import ModelsConfig
+from schemas.records import AnswerCount
 
 pytestmark = pytest.mark.slow
 
@@ -105,7 +106,7 @@ def test_any_local_hf_encoder_directory_works(tiny_bert):
 
 
 def test_bad_model_directory_is_a_readable_error(tmp_path):
-    from pipelines.errors import ModelLoadError
+    from schemas.errors import ModelLoadError
 
     with pytest.raises(ModelLoadError, match="not a Hugging Face model directory"):
         HFMeanPoolEmbedder(tmp_path)
@@ -138,8 +139,8 @@ def test_causal_lm_gec_backend_from_a_local_directory(tiny_llama):
 
 
 def test_model_backends_are_selectable_in_config(tmp_path):
-    from pipelines.config import load_config
-    from pipelines.errors import ConfigError
+    from models.registry import load_config
+    from schemas.errors import ConfigError
 
     assert load_config(None, {"models.gec_zh": f"lm:{tmp_path}"}).models.gec_zh == f"lm:{tmp_path}"
     assert load_config(None, {"models.intent": f"classifier:{tmp_path}"}).models.intent == f"classifier:{tmp_path}"
@@ -163,15 +164,15 @@ def test_seq2seq_gec_backend_from_a_local_directory(tiny_bart):
 
 
 def test_char_edit_distance():
-    from models.gec import char_edit_distance
+    from models.gec.seq2seq import char_edit_distance
 
     assert char_edit_distance("kitten", "sitting") == 3
     assert char_edit_distance("", "abc") == 3 and char_edit_distance("长城", "长城") == 0
 
 
 def test_numbers_and_number_aware_votes():
-    from models.aggregators import answer_distances
-    from models.numbers import agree, han_value, number_values
+    from models.aggregators.embedding import answer_distances
+    from models.aggregators.numbers import agree, han_value, number_values
 
     assert number_values("The Great Wall is 21,196 km long, built over 2,000 years.") == [21196.0, 2000.0]
     assert number_values("100.0°C or 212°F") == [100.0, 212.0]
@@ -195,7 +196,7 @@ def test_numbers_and_number_aware_votes():
 
 
 def test_support_check_flags_a_summary_closer_to_another_viewpoint():
-    from models.aggregators import support_check
+    from models.aggregators.embedding import support_check
 
     answers = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     clusters = [[0, 1], [2, 3]]

@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from pipelines.build import run_build
-from pipelines.config import load_config
-from pipelines.report import main as report_main
+from models.registry import load_config
+from pipelines.release.report import main as report_main
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +80,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
     import pyarrow.parquet as pq
 
     import pipelines.graph as graph
-    from pipelines.errors import PublishError
+    from schemas.errors import PublishError
 
     fx = Path(__file__).parent / "fixtures"
     base = tmp_path / "base"
@@ -113,8 +113,8 @@ def test_quality_gate_catches_accepted_rows_beyond_the_limits(tmp_path, monkeypa
     import dataclasses
     from pathlib import Path
 
-    import pipelines.validate as validate
-    from pipelines.errors import PublishError
+    import pipelines.stages.validate as validate
+    from schemas.errors import PublishError
 
     src = tmp_path / "long.jsonl"
     src.write_text("\n".join(json.dumps({"question": q, "answer": "An answer."}) for q in [

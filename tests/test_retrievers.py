@@ -6,10 +6,11 @@ import shutil
 import pytest
 
 from pipelines.build import run_build
-from pipelines.config import load_config
-from pipelines.query import main as query_main
-from pipelines.retrievers import (AnswerRetriever, BaseIntegrityError, QuestionRetriever, load_base,
-                                  no_info_message)
+from models.registry import load_config
+from indexes.query import main as query_main
+from indexes.loading import load_base
+from indexes.retrievers import AnswerRetriever, QuestionRetriever, no_info_message
+from schemas.errors import BaseIntegrityError
 
 pytestmark = pytest.mark.slow
 
@@ -99,7 +100,7 @@ def test_hybrid_and_bm25_modes(base):
 def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
     from fastapi.testclient import TestClient
 
-    from pipelines.serve import create_app
+    from indexes.serve import create_app
 
     live_dir = tmp_path / "live"
     shutil.copytree(base, live_dir, symlinks=True)

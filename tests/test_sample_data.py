@@ -5,12 +5,12 @@ import json
 import sys
 from pathlib import Path
 
-from pipelines.config import InputConfig, LimitsConfig
-from pipelines.demo_data import write_demo_logs
-from pipelines.read import expand_inputs, parse_file
-from pipelines.records import RawRow
-from pipelines.text import detect_lang, normalize_key
-from pipelines.validate import validate_row
+from schemas.config import InputConfig, LimitsConfig
+from pipelines.demo import write_demo_logs
+from pipelines.stages.read import expand_inputs, parse_file
+from schemas.records import RawRow
+from schemas.text import detect_lang, normalize_key
+from pipelines.stages.validate import validate_row
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from generate_logs import generate  # noqa: E402

@@ -1,10 +1,10 @@
-"""python -m models.score: same order in and out, JSON per line, readable errors."""
+"""python -m models.tools.score: same order in and out, JSON per line, readable errors."""
 
 import json
 
 import pytest
 
-from models.score import main
+from models.tools.score import main
 
 pytestmark = pytest.mark.slow
 

@@ -8,15 +8,15 @@ from apache_beam.testing.test_pipeline import TestPipeline  # noqa: F401
 TestPipeline.__test__ = False
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipelines.count import CountQuestions, most_frequent, to_question_stats
-from pipelines.group import answer_group
+from pipelines.stages.count import CountQuestions, most_frequent, to_question_stats
+from pipelines.stages.group import answer_group
 from pipelines.state import QuestionStateFn, row_value, state_record, state_value
-from pipelines.records import AcceptedRow, ScoredQuestion
-from pipelines.select import SelectTopK, question_row
+from schemas.records import AcceptedRow, ScoredQuestion
+from pipelines.stages.select import SelectTopK, question_row
 
 
 def _row(q, a="ans", key=None):
-    from pipelines.text import normalize_key
+    from schemas.text import normalize_key
 
     return AcceptedRow(key or normalize_key(q), q, a, normalize_key(a), "en", "f:1")
 

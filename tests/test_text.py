@@ -1,4 +1,4 @@
-from pipelines.text import detect_lang, normalize_key, question_id
+from schemas.text import detect_lang, normalize_key, question_id
 
 
 def test_normalize_key_folds_case_width_space_and_trailing_punctuation():

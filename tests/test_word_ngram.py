@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from models.word_ngram import WordBigramModel, symspell_bigram_model, tokens
+from models.lm.word_ngram import WordBigramModel, symspell_bigram_model, tokens
 
 
 def test_tokens_keep_contractions_and_numbers():

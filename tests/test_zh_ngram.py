@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from models.char_ngram import EOS, CharNgramModel, normalise
+from models.lm.char_ngram import EOS, CharNgramModel, normalise
 
 CORPUS = ["我们今天去公园散步。", "他们明天去学校上课。", "我们明天去公园。", "今天天气很好。"] * 3
 

@@ -1,0 +1,89 @@
+"""Query a published base from the command line; JSON on stdout.
+
+    python -m indexes.query --base DIR questions "text" [-k 5]
+    python -m indexes.query --base DIR answer "text" [--threshold 0.9]
+    python -m indexes.query --base DIR questions|answer --input queries.txt --output results.jsonl [-k 5]
+
+``questions``: the top-k related base questions, ``{"query", "hits": [{"question", "qid",
+"score"}]}``. ``answer``: ``{"query", "found", "answer", "viewpoints", "qid", "message",
+"matched_question", "score"}``; when nothing valid is found, ``found`` is false and
+``message`` is the fixed no-information message. Batch mode reads one query per line
+and writes one JSON line per query, in the same order. A missing or corrupted base
+is one ``error:`` line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from schemas.errors import QabaseError
+
+MAX_QUERY_CHARS = 2000
+MAX_K = 100
+
+
+def check_query(q: str) -> str:
+    if not q.strip():
+        raise QabaseError("query: empty")
+    if len(q) > MAX_QUERY_CHARS:
+        raise QabaseError(f"query: longer than {MAX_QUERY_CHARS} characters")
+    return q
+
+
+def run(base: str, tool: str, queries: list[str], k: int, threshold: float) -> list[dict]:
+    from indexes.retrievers import AnswerRetriever, QuestionRetriever
+
+    for q in queries:
+        check_query(q)
+    if tool == "questions":
+        if not 1 <= k <= MAX_K:
+            raise QabaseError(f"-k must be between 1 and {MAX_K}")
+        hits = QuestionRetriever(base).search_batch(queries, k)
+        return [{"query": q, "hits": [h._asdict() for h in hs]} for q, hs in zip(queries, hits)]
+    answers = AnswerRetriever(base, threshold=threshold).get_batch(queries)
+    return [{"query": q, **a._asdict()} for q, a in zip(queries, answers)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m indexes.query", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, help="a build's output folder (uses latest) or a version folder")
+    ap.add_argument("tool", choices=("questions", "answer"))
+    ap.add_argument("text", nargs="?")
+    ap.add_argument("-k", type=int, default=5)
+    ap.add_argument("--threshold", type=float, default=0.9, help="answer: lowest cosine for a nearest match")
+    ap.add_argument("--input", type=Path, help="one query per line")
+    ap.add_argument("--output", type=Path)
+    args = ap.parse_args(argv)
+    from schemas.logs import setup_logging
+
+    setup_logging(quiet=True)
+    try:
+        if (args.text is None) == (args.input is None):
+            raise QabaseError("usage: give the query text or --input FILE (not both)")
+        if args.input is not None:
+            if not args.input.is_file():
+                raise QabaseError(f"input: no such file: {args.input}")
+            queries = [line for line in args.input.read_text(encoding="utf-8").splitlines() if line.strip()]
+        else:
+            queries = [args.text]
+        results = run(args.base, args.tool, queries, args.k, args.threshold)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.output:
+        from schemas.jsonl import write_jsonl
+
+        print(f"{write_jsonl(args.output, results)} results -> {args.output}")
+    elif args.input is not None:
+        for r in results:
+            print(json.dumps(r, ensure_ascii=False))
+    else:
+        print(json.dumps(results[0], ensure_ascii=False, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

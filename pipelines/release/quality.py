@@ -1,0 +1,200 @@
+"""The quality gate: great-expectations 1.x suites, defined in code, run on a version before it is published.
+
+An ephemeral GX context validates pandas batches of the staged files. Critical
+expectations (a failure stops the publish, ``latest`` stays where it was):
+
+* accepted log rows: on a deterministic sample (``accepted_sample.parquet``) non-empty
+  question, answer and key strings within the length limits and a known language; on the
+  exact profile of every accepted row (lengths, empties, count) the same bounds;
+* scored questions (``questions.parquet``): GEC and intent scores in [0, 1], one row per key;
+* the QA store (``qa.parquet``): unique ``qid`` and ``question_key``, frequency at least 1,
+  rank consistent with frequency (never rising down the ranks), scores in [0, 1],
+  non-empty answers, answer IDs within 1..n and each used at most once per question,
+  ``qtype`` in {objective, subjective}, viewpoints present for subjective questions;
+* the index: ``ntotal`` equals the rows, recall@10 at or above the floor.
+
+Warnings (reported, never blocking): drift against the previous published version:
+the share of its questions carried over (``quality.min_carried_over``) and the shift of
+the mean GEC and intent scores (``quality.max_mean_score_shift``).
+
+With ``quality.data_docs`` (default on), GX's own Data Docs site for the version's
+validations is written to ``data_docs/index.html`` beside the report.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from schemas.layout import ACCEPTED_SAMPLE_FILE, DATA_DOCS_DIR, QA_FILE, QUESTIONS_FILE
+
+CRITICAL, WARNING = "critical", "warning"
+DATA_DOCS_SITE = "qabase"
+
+
+class Validator:
+    """One ephemeral GX context for one version: suites run as checkpoints, results kept for Data Docs."""
+
+    def __init__(self):
+        os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+        os.environ["TQDM_DISABLE"] = "1"  # GX draws a progress bar per validation; keep the build log readable
+        import great_expectations as gx
+        from great_expectations.data_context.types.base import ProgressBarsConfig
+
+        for name in ("great_expectations", "great_expectations.core", "great_expectations.data_context",
+                     "great_expectations.data_context.types.base"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        self.gx = gx
+        self.ctx = gx.get_context(mode="ephemeral")
+        self.ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+        self.source = self.ctx.data_sources.add_pandas(name="qabase")
+
+    def run_suite(self, name: str, df, expectations: list[tuple[str, object]]) -> list[dict]:
+        """Validate one pandas frame; one result dict per (severity, expectation)."""
+        gx = self.gx
+        batch_def = self.source.add_dataframe_asset(name=name).add_batch_definition_whole_dataframe(name)
+        suite = self.ctx.suites.add(gx.ExpectationSuite(name=f"qabase.{name}"))
+        for _, exp in expectations:
+            suite.add_expectation(exp)
+        definition = self.ctx.validation_definitions.add(gx.ValidationDefinition(data=batch_def, suite=suite,
+                                                                                 name=name))
+        checkpoint = self.ctx.checkpoints.add(gx.Checkpoint(name=name, validation_definitions=[definition]))
+        run = checkpoint.run(batch_parameters={"dataframe": df})
+        (result,) = run.run_results.values()
+        out = []
+        for (sev, _), r in zip(expectations, result.results):
+            cfg = r.expectation_config
+            res = r.result or {}
+            out.append({"suite": name, "expectation": cfg.type, "column": cfg.kwargs.get("column"),
+                        "severity": sev, "success": bool(r.success),
+                        "unexpected_count": res.get("unexpected_count"),
+                        "examples": [str(x)[:80] for x in (res.get("partial_unexpected_list") or [])[:3]]})
+        return out
+
+    def write_data_docs(self, folder: Path) -> Path:
+        """GX's own Data Docs site for this version's validations; returns its index.html."""
+        self.ctx.add_data_docs_site(site_name=DATA_DOCS_SITE, site_config={
+            "class_name": "SiteBuilder",
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                              "base_directory": str(folder.resolve())}})  # GX needs it absolute
+        self.ctx.build_data_docs(site_names=[DATA_DOCS_SITE])
+        return folder / "index.html"
+
+
+def _qa_frame(path: Path):
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(path).to_pylist()
+    prev = None
+    for r in rows:
+        r["rank_follows_frequency"] = prev is None or r["frequency"] <= prev
+        prev = r["frequency"]
+        ids = [a["answer_id"] for a in (r["answers"] or [])]
+        used = [i for v in (r["viewpoints"] or []) for i in v["answer_ids"]]
+        r["answer_ids_valid"] = (sorted(ids) == list(range(1, len(ids) + 1)) and len(used) == len(set(used))
+                                 and all(1 <= i <= len(ids) for i in used))
+        r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"])
+        for k in ("answers", "viewpoints", "flags"):
+            r.pop(k, None)
+    return pd.DataFrame(rows)
+
+
+LANGS = ["en", "zh", "mixed", "other"]
+
+
+def _accepted_suites(v: Validator, E, staging: Path, limits, stats: dict) -> list[dict]:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    results: list[dict] = []
+    sample_path = staging / ACCEPTED_SAMPLE_FILE
+    sample = pq.read_table(sample_path).to_pandas() if sample_path.is_file() else pd.DataFrame()
+    if len(sample):
+        results += v.run_suite("accepted_rows", sample, [
+            (CRITICAL, E.ExpectColumnValuesToNotBeNull(column="question")),
+            (CRITICAL, E.ExpectColumnValuesToNotBeNull(column="answer")),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="question", min_value=1,
+                                                             max_value=limits.max_question_chars)),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="answer", min_value=1,
+                                                             max_value=limits.max_answer_chars)),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="key", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeUnique(column="row_id")),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="lang", value_set=LANGS)),
+        ])
+    profile = stats.get("accepted_profile")
+    if profile and profile.get("rows"):
+        frame = pd.DataFrame([dict(profile, rows_match=profile["rows"] == stats.get("rows_accepted"))])
+        results += v.run_suite("accepted_rows_profile", frame, [
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="rows_match", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="question_chars_min", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="question_chars_max",
+                                                       max_value=limits.max_question_chars)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="answer_chars_min", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="answer_chars_max",
+                                                       max_value=limits.max_answer_chars)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="empty_key", max_value=0)),
+        ])
+    return results
+
+
+def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previous: Path | None = None) -> dict:
+    """Run every suite on a staged version; ``cfg`` is the BuildConfig, ``stats`` the graph's counts."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    v = Validator()
+    E = v.gx.expectations
+    recall_floor = cfg.index.recall_floor
+    results: list[dict] = _accepted_suites(v, E, staging, cfg.limits, stats)
+    questions = pq.read_table(staging / QUESTIONS_FILE,
+                              columns=["question_key", "gec_score", "intent_score"]).to_pandas()
+    results += v.run_suite("scored_questions", questions, [
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="gec_score", min_value=0.0, max_value=1.0)),
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="intent_score", min_value=0.0, max_value=1.0)),
+        (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
+    ])
+    qa = _qa_frame(staging / QA_FILE)
+    if len(qa):
+        results += v.run_suite("qa_store", qa, [
+            (CRITICAL, E.ExpectColumnValuesToBeUnique(column="qid")),
+            (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="frequency", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="gec_score", min_value=0.0, max_value=1.0)),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="intent_score", min_value=0.0, max_value=1.0)),
+            (CRITICAL, E.ExpectColumnValueLengthsToBeBetween(column="answer", min_value=1)),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="qtype", value_set=["objective", "subjective"])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="rank_follows_frequency", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="answer_ids_valid", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="viewpoints_present", value_set=[True])),
+        ])
+    index = pd.DataFrame([{"ntotal_matches_rows": index_facts["ntotal"] == len(qa),
+                           "recall_at_10": float(index_facts.get("recall_at_10", 1.0))}])
+    results += v.run_suite("index", index, [
+        (CRITICAL, E.ExpectColumnValuesToBeInSet(column="ntotal_matches_rows", value_set=[True])),
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="recall_at_10", min_value=recall_floor)),
+    ])
+    drift = {}
+    q = cfg.quality
+    if previous is not None and (previous / QA_FILE).is_file() and len(qa):
+        old = pq.read_table(previous / QA_FILE, columns=["question_key", "gec_score", "intent_score"]).to_pandas()
+        if len(old):
+            drift = {"carried_over": float(old["question_key"].isin(set(qa["question_key"])).mean()),
+                     "gec_mean_shift": float(abs(qa["gec_score"].mean() - old["gec_score"].mean())),
+                     "intent_mean_shift": float(abs(qa["intent_score"].mean() - old["intent_score"].mean()))}
+            results += v.run_suite("drift", pd.DataFrame([drift]), [
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="carried_over", min_value=q.min_carried_over)),
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="gec_mean_shift", max_value=q.max_mean_score_shift)),
+                (WARNING, E.ExpectColumnValuesToBeBetween(column="intent_mean_shift",
+                                                          max_value=q.max_mean_score_shift)),
+            ])
+    failed = [r for r in results if not r["success"]]
+    out = {"results": results, "drift": drift,
+           "critical_failures": [r for r in failed if r["severity"] == CRITICAL],
+           "warnings": [r for r in failed if r["severity"] == WARNING],
+           "great_expectations": v.gx.__version__}
+    if q.data_docs:
+        out["data_docs"] = str(v.write_data_docs(staging / DATA_DOCS_DIR).relative_to(staging))
+    return out

@@ -1,0 +1,258 @@
+"""The data quality report of a version: one self-contained HTML file and a JSON file with the same figures.
+
+    python -m pipelines.release.report --base DIR [--version V]
+
+Written into the version folder at build time (``report.html``, ``report.json``) and
+rebuilt on demand by the command above. The HTML has no external references: the
+charts are PNGs embedded as data URIs, the styles are inline, and every piece of
+log text (questions, rejected rows, reasons) is HTML-escaped. Report files are not
+in the manifest's checksums: they can be regenerated.
+
+Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed intent,
+top K, published), score histograms with the thresholds drawn, rejection reasons with
+examples, the frequency distribution of the base (log scale), question types, answers
+and viewpoints per question, languages, and time per stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from schemas import layout
+from schemas.errors import QabaseError
+from schemas.layout import QA_FILE, QUESTIONS_FILE, REJECTED_FILE
+
+EXAMPLES_PER_REASON = 3
+
+
+def collect(version_dir: Path, manifest: dict) -> dict:
+    import pyarrow.parquet as pq
+
+    c = manifest["counts"]
+    questions = pq.read_table(version_dir / QUESTIONS_FILE,
+                              columns=["question", "lang", "gec_score", "intent_score", "kept", "reason"]).to_pylist()
+    rejected = pq.read_table(version_dir / REJECTED_FILE, columns=["stage", "reason", "source", "position",
+                                                                        "raw"]).to_pylist()
+    qa = pq.read_table(version_dir / QA_FILE, columns=["frequency", "qtype", "total_answers", "distinct_answers",
+                                                            "viewpoints", "lang", "flags"]).to_pylist()
+    cfg = manifest.get("config", {})
+    examples: dict[str, list[dict]] = {}
+    for r in rejected:
+        key = f"{r['stage']}: {r['reason']}"
+        if len(examples.setdefault(key, [])) < EXAMPLES_PER_REASON:
+            examples[key].append({"source": Path(r["source"]).name, "position": r["position"], "raw": r["raw"]})
+    dropped_questions: dict[str, list[str]] = {}
+    for q in questions:
+        if not q["kept"] and q["reason"]:
+            lst = dropped_questions.setdefault(q["reason"], [])
+            if len(lst) < EXAMPLES_PER_REASON:
+                lst.append(q["question"])
+    return {
+        "version": manifest.get("version"), "created": manifest.get("created"),
+        "funnel": [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
+                   ["distinct questions", c["distinct_questions"]], ["passed GEC", c["passed_gec"]],
+                   ["passed intent", c["passed_intent"]], ["passed both", c["passed_both"]],
+                   ["top K", c.get("top_k", c["published"])], ["published", c["published"]]],
+        "thresholds": {"gec": cfg.get("filter", {}).get("gec_threshold"),
+                       "intent": cfg.get("filter", {}).get("intent_threshold")},
+        "scores": {"gec": [q["gec_score"] for q in questions], "intent": [q["intent_score"] for q in questions]},
+        "row_rejections": dict(Counter(f"{r['stage']}: {r['reason']}" for r in rejected).most_common()),
+        "row_rejection_examples": examples,
+        "question_rejections": dict(Counter(q["reason"] for q in questions if not q["kept"] and q["reason"])
+                                    .most_common()),
+        "question_rejection_examples": dropped_questions,
+        "frequencies": [r["frequency"] for r in qa],
+        "qtypes": dict(Counter(r["qtype"] for r in qa)),
+        "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
+        "viewpoints_per_question": dict(sorted(Counter(len(r["viewpoints"] or []) for r in qa).items())),
+        "languages": {"rows": c.get("row_langs", {}), "published": dict(Counter(r["lang"] for r in qa))},
+        "flags": dict(Counter(f.split(":")[0] for r in qa for f in (r["flags"] or [])).most_common()),
+        "stages": manifest.get("stages", []),
+        "index": {k: manifest.get("index", {}).get(k) for k in ("factory", "ntotal", "recall_at_10", "built_on")},
+        "models": manifest.get("models", {}),
+        "expectations": manifest.get("quality", {}).get("results", []),
+        "drift": manifest.get("quality", {}).get("drift", {}),
+        "gate": {"critical_failures": len(manifest.get("quality", {}).get("critical_failures", [])),
+                 "warnings": len(manifest.get("quality", {}).get("warnings", [])),
+                 "expectations": len(manifest.get("quality", {}).get("results", [])),
+                 "great_expectations": manifest.get("quality", {}).get("great_expectations"),
+                 "data_docs": manifest.get("quality", {}).get("data_docs")},
+    }
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def charts(f: dict) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import logging
+
+    import matplotlib.pyplot as plt
+
+    logging.getLogger("matplotlib.category").setLevel(logging.WARNING)  # bar labels like "1", "2" are categories
+
+    out = {}
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    names = [n for n, _ in f["funnel"]][::-1]
+    values = [v for _, v in f["funnel"]][::-1]
+    ax.barh(names, [max(v, 1) for v in values], color="#4c72b0")  # the axis starts at 1: a zero is no bar
+    for y, v in enumerate(values):
+        ax.text(v, y, f" {v:,}", va="center", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(left=1, right=max(values + [1]) * 3)
+    from matplotlib.ticker import NullFormatter
+
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_title("Funnel (log scale)")
+    out["funnel"] = _png(fig)
+    for kind in ("gec", "intent"):
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.hist(f["scores"][kind], bins=20, range=(0, 1), color="#55a868")
+        t = f["thresholds"][kind]
+        if t is not None:
+            ax.axvline(t, color="crimson", linestyle="--", label=f"threshold {t}")
+            ax.legend(fontsize=8)
+        ax.set_title(f"{kind.upper() if kind == 'gec' else 'Intent'} score of every distinct question")
+        ax.set_xlabel("score (kept iff score > threshold)")
+        out[f"{kind}_hist"] = _png(fig)
+    fig, ax = plt.subplots(figsize=(5, 3))
+    freqs = f["frequencies"] or [1]
+    bins = np.logspace(0, np.log10(max(freqs) + 1), 20)
+    ax.hist(freqs, bins=bins, color="#8172b2")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title("How often base questions were asked (log-log)")
+    ax.set_xlabel("frequency")
+    out["frequency"] = _png(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+    for ax, key, title in ((axes[0], "answers_per_question", "Distinct answers per question"),
+                           (axes[1], "viewpoints_per_question", "Viewpoints per question")):
+        d = f[key]
+        ax.bar([str(k) for k in d], list(d.values()), color="#c44e52")
+        ax.set_title(title)
+    out["per_question"] = _png(fig)
+    fig, ax = plt.subplots(figsize=(7, 3))
+    stages = [s for s in f["stages"] if s.get("seconds") is not None]
+    ax.bar([s["stage"] for s in stages], [s["seconds"] for s in stages], color="#dd8452")
+    ax.set_title("Busy seconds per stage")
+    ax.tick_params(axis="x", labelrotation=30)
+    out["stages"] = _png(fig)
+    return out
+
+
+def _table(rows: list[list], header: list[str]) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(f: dict, images: dict[str, str]) -> str:
+    e = html.escape
+    img = lambda k, alt: f'<img src="{images[k]}" alt="{e(alt)}">'  # noqa: E731
+    funnel_rows = [[n, f"{v:,}"] for n, v in f["funnel"]]
+    row_rej = [[reason, n, " | ".join(f"{x['source']}:{x['position']} {x['raw']}"
+                                       for x in f["row_rejection_examples"].get(reason, []))]
+               for reason, n in f["row_rejections"].items()] or [["none", 0, ""]]
+    q_rej = [[reason, n, " | ".join(f["question_rejection_examples"].get(reason, []))]
+             for reason, n in f["question_rejections"].items()] or [["none", 0, ""]]
+    lang_rows = [[k, f["languages"]["rows"].get(k, 0), f["languages"]["published"].get(k, 0)]
+                 for k in sorted(set(f["languages"]["rows"]) | set(f["languages"]["published"]))]
+    gate = f["gate"]
+    if not gate["expectations"]:
+        verdict = "<p class='warn'>Quality gate: not run for this version.</p>"
+    elif gate["critical_failures"]:
+        failing = "; ".join(f"{r['suite']}: {r['expectation']} on {r.get('column') or '-'} "
+                            f"({r.get('unexpected_count')} unexpected)"
+                            for r in f["expectations"] if not r["success"] and r["severity"] == "critical")
+        verdict = (f"<p class='fail'>Quality gate FAILED: {gate['critical_failures']} critical expectation(s) "
+                   f"failed, so this version was not published and <code>latest</code> was left where it was. "
+                   f"{e(failing)}</p>")
+    else:
+        verdict = (f"<p class='pass'>Quality gate passed: {gate['expectations']} expectations, 0 critical "
+                   f"failures, {gate['warnings']} warning(s).</p>")
+    docs = (f" great-expectations {e(str(gate['great_expectations']))}; its own Data Docs: "
+            f"<a href='{e(gate['data_docs'])}'>{e(gate['data_docs'])}</a> (styles load from the web)."
+            if gate["data_docs"] else "")
+    style = ("body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
+             "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;"
+             "font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
+             ".grid{display:flex;flex-wrap:wrap;gap:12px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
+             ".pass,.fail,.warn{padding:8px 12px;border-radius:4px}.pass{background:#e6f4ea}"
+             ".fail{background:#fce8e6}.warn{background:#fef7e0}")
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>qabase report {e(str(f['version']))}</title><style>{style}</style></head><body>",
+        f"<h1>qabase data quality report</h1><p>Version <b>{e(str(f['version']))}</b>, built "
+        f"{e(str(f['created']))}. Index {e(str(f['index']['factory']))} with {e(str(f['index']['ntotal']))} "
+        f"questions, recall@10 {e(str(f['index']['recall_at_10']))}, built on {e(str(f['index']['built_on']))}.</p>",
+        verdict,
+        "<h2 id='funnel'>Funnel</h2>", img("funnel", "funnel"), _table(funnel_rows, ["step", "count"]),
+        "<h2 id='scores'>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
+        img("intent_hist", "intent score histogram"), "</div>",
+        "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
+        "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
+        "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
+        img("per_question", "answers and viewpoints per question"), "</div>",
+        _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),
+        _table(lang_rows, ["language", "rows read", "questions published"]),
+        _table([[k, v] for k, v in f["flags"].items()] or [["none", 0]], ["aggregation flag", "questions"]),
+        "<h2>Time per stage</h2>", img("stages", "seconds per stage"),
+        _table([[s["stage"], s.get("in"), s.get("out"), s.get("seconds")] for s in f["stages"]],
+               ["stage", "in", "out", "busy s"]),
+        f"<h2 id='expectations'>Expectations (great-expectations)</h2><p>{docs}</p>",
+        _table([[r["suite"], r["expectation"], r.get("column") or "", r["severity"],
+                 "pass" if r["success"] else "FAIL", r.get("unexpected_count") if r.get("unexpected_count") is not None
+                 else "", ", ".join(r.get("examples") or [])] for r in f["expectations"]]
+               or [["not run", "", "", "", "", "", ""]],
+               ["suite", "expectation", "column", "severity", "result", "unexpected", "examples"]),
+        _table([[k, round(v, 4)] for k, v in f["drift"].items()] or [["no previous version", ""]],
+               ["drift against the previous version", "value"]),
+        "<h2>Models</h2>", _table([[k, v] for k, v in f["models"].items()], ["role", "model"]),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def write_report(version_dir: Path, manifest: dict) -> dict:
+    figures = collect(version_dir, manifest)
+    (version_dir / "report.html").write_text(render_html(figures, charts(figures)), encoding="utf-8")
+    (version_dir / "report.json").write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pipelines.release.report", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, type=Path)
+    ap.add_argument("--version", help="a version id under DIR/versions (default: latest)")
+    args = ap.parse_args(argv)
+    try:
+        version_dir = layout.version_dir(args.base, args.version)
+        manifest = json.loads((version_dir / layout.MANIFEST).read_text(encoding="utf-8"))
+        write_report(version_dir, manifest)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"report -> {version_dir / 'report.html'} and {version_dir / 'report.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

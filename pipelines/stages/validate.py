@@ -1,0 +1,143 @@
+"""Validate and normalise: a raw row becomes an accepted row or a reject with a reason."""
+
+from __future__ import annotations
+
+import json
+from typing import Union
+
+import apache_beam as beam
+
+from schemas.config import LimitsConfig
+from schemas.records import AcceptedRow, RawRow, Reject
+from schemas.text import clean_surface, detect_lang, normalize_key, truncate
+
+STAGE = "validate"
+
+
+def _preview(row: RawRow, limits: LimitsConfig) -> str:
+    payload = {"question": row.question, "answer": row.answer}
+    try:
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(payload)
+    return truncate(text, limits.raw_preview_chars)
+
+
+def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, str]:
+    """(cleaned text or None, reason, detail)."""
+    if value is None:
+        return None, f"missing_{what}", ""
+    if not isinstance(value, str):
+        return None, f"{what}_not_string", f"got {type(value).__name__}"
+    cleaned = clean_surface(value)
+    if not cleaned:
+        return None, f"empty_{what}", ""
+    if len(cleaned) > limit:
+        return None, f"{what}_too_long", f"{len(cleaned)} chars > limit {limit}"
+    return cleaned, "", ""
+
+
+def _lang_from_hint(hint: str | None) -> str | None:
+    """A logged language tag (zh, zh-CN, en-US, ...) wins over detection when it is one we know."""
+    if not hint:
+        return None
+    tag = hint.strip().lower().replace("_", "-").split("-")[0]
+    return tag if tag in ("zh", "en") else None
+
+
+def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject]:
+    question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
+    if question is None:
+        return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
+    answer, reason, detail = _check_text(row.answer, "answer", limits.max_answer_chars)
+    if answer is None:
+        return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
+    key = normalize_key(question)
+    if not key:
+        return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),
+                      "nothing left after normalisation")
+    answer_key = normalize_key(answer) or answer
+    lang = _lang_from_hint(row.lang_hint) or detect_lang(question)
+    row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
+    return AcceptedRow(key, question, answer, answer_key, lang, row_id)
+
+
+class ValidateFn(beam.DoFn):
+    REJECTED = "rejected"
+
+    def __init__(self, limits: LimitsConfig):
+        self._limits = limits
+
+    def start_bundle(self):
+        from pipelines.stages.metering import StageMeter
+
+        self._meter = StageMeter(STAGE)
+
+    def process(self, row: RawRow):
+        with self._meter.timing(1):
+            out = validate_row(row, self._limits)
+        if isinstance(out, Reject):
+            yield beam.pvalue.TaggedOutput(self.REJECTED, out)
+        else:
+            yield out
+
+    def finish_bundle(self):
+        self._meter.done()
+
+
+class ValidateRows(beam.PTransform):
+    def __init__(self, limits: LimitsConfig):
+        super().__init__()
+        self._limits = limits
+
+    def expand(self, rows):
+        return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits)).with_outputs(
+            ValidateFn.REJECTED, main="accepted")
+
+
+def sample_rank_of(row_id: str) -> bytes:
+    """A stable pseudo-random rank for the accepted-rows sample (same rows on every run and runner)."""
+    import hashlib
+
+    return hashlib.blake2b(row_id.encode("utf-8"), digest_size=8).digest()
+
+
+def sample_rank(row: AcceptedRow) -> bytes:
+    return sample_rank_of(row.row_id)
+
+
+def sample_record(row: AcceptedRow) -> dict:
+    return {"row_id": row.row_id, "question": row.question, "answer": row.answer, "key": row.key, "lang": row.lang}
+
+
+class AcceptedProfileFn(beam.CombineFn):
+    """Exact figures over every accepted row (count, length range, empty keys), for the quality gate."""
+
+    FIELDS = ("rows", "question_chars_min", "question_chars_max", "answer_chars_min", "answer_chars_max",
+              "empty_key")
+
+    def create_accumulator(self):
+        return [0, None, None, None, None, 0]
+
+    def add_input(self, acc, row: AcceptedRow):
+        q, a = len(row.question.strip()), len(row.answer.strip())
+        acc[0] += 1
+        acc[1] = q if acc[1] is None else min(acc[1], q)
+        acc[2] = q if acc[2] is None else max(acc[2], q)
+        acc[3] = a if acc[3] is None else min(acc[3], a)
+        acc[4] = a if acc[4] is None else max(acc[4], a)
+        acc[5] += not row.key
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = self.create_accumulator()
+        for acc in accs:
+            out[0] += acc[0]
+            for i, pick in ((1, min), (2, max), (3, min), (4, max)):
+                if acc[i] is not None:
+                    out[i] = acc[i] if out[i] is None else pick(out[i], acc[i])
+            out[5] += acc[5]
+        return out
+
+    def extract_output(self, acc):
+        return dict(zip(self.FIELDS, acc))

@@ -1,0 +1,99 @@
+"""What a build says at the end: counts reconciled, the per-stage table, and the summary lines."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from pathlib import Path
+
+from pipelines.stages.metering import STAGE_ORDER
+from schemas.errors import PublishError
+
+
+class BuildResult(NamedTuple):
+    version: str
+    path: Path
+    manifest: dict
+    stage_table: list[dict]
+    unchanged: bool = False  # no new input and the same config: the latest version was kept as it is
+
+
+def reconcile(stats: dict) -> dict:
+    read = stats["rows_parsed"] + stats["rows_rejected_read"]
+    rejected = stats["rows_rejected_read"] + stats["rows_rejected_validate"]
+    accepted = stats["rows_accepted"]
+    if read != accepted + rejected:
+        raise PublishError(f"counts: rows read {read} != accepted {accepted} + rejected {rejected}")
+    return {"rows_read": read, "rows_accepted": accepted, "rows_rejected": rejected}
+
+
+def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[str, float],
+                increment: dict | None = None) -> list[dict]:
+    """Rows of the end-of-build summary: what went in and out of each stage, and its time.
+
+    ``increment``: this build's own row counts when it continued a saved state; read, validate and
+    count then show the new rows only (the later stages work on all questions so far)."""
+    rows_in = increment or stats
+    out_counts = {
+        "read": (rows_in["rows_read"], rows_in["rows_parsed"], rows_in["rows_rejected_read"]),
+        "validate": (rows_in["rows_parsed"], rows_in["rows_accepted"], rows_in["rows_rejected_validate"]),
+        "count": (rows_in["rows_accepted"], stats["distinct_questions"], 0),
+        "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
+        "select": (stats["passed_both"], stats["top_k"], stats["passed_both"] - stats["top_k"]),
+        "group": (stats["kept_rows"], stats["top_k"], 0),
+        "embed": (stats["top_k"], stats["top_k"], 0),
+        "aggregate": (stats["top_k"], stats["published"], stats["top_k"] - stats["published"]),
+        "write": (stats["published"], stats["published"], 0),
+    }
+    rows = []
+    for stage in STAGE_ORDER:
+        if stage not in out_counts:
+            continue
+        n_in, n_out, n_drop = out_counts[stage]
+        secs = timings.get(stage, {}).get("seconds")
+        if stage in wall:
+            secs = (secs or 0.0) + wall[stage]
+        rows.append({"stage": stage, "in": n_in, "out": n_out, "dropped": n_drop,
+                     "seconds": round(secs, 3) if secs is not None else None,
+                     # below 10 ms a rate says more about the clock than the stage
+                     "items_per_s": round(n_in / secs, 1) if secs and secs >= 0.01 and n_in else None})
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """busy s: time the stage itself spent (summed over workers); in/s: items in per busy second."""
+    head = f"{'stage':<10} {'in':>10} {'out':>10} {'dropped':>10} {'busy s':>9} {'in/s':>10}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        secs = f"{r['seconds']:.2f}" if r["seconds"] is not None else "-"
+        rate = f"{r['items_per_s']:,.0f}" if r["items_per_s"] else "-"
+        lines.append(f"{r['stage']:<10} {r['in']:>10,} {r['out']:>10,} {r['dropped']:>10,} {secs:>9} {rate:>10}")
+    return "\n".join(lines)
+
+
+def summary_text(res: BuildResult) -> str:
+    if res.unchanged:
+        return (f"no new input (every file was counted before) and the same config: {res.version} stays latest "
+                f"({res.path}); --full-rebuild recounts")
+    c = res.manifest["counts"]
+    lines = [
+        format_table(res.stage_table),
+        "",
+        f"rows read {c['rows_read']:,} = accepted {c['rows_accepted']:,} + rejected {c['rows_rejected']:,}",
+        f"distinct questions {c['distinct_questions']:,}; passed GEC {c['passed_gec']:,}, "
+        f"passed intent {c['passed_intent']:,}, both {c['passed_both']:,}; published {c['published']:,}",
+        f"index: {res.manifest['index']['type']} ntotal={res.manifest['index']['ntotal']} "
+        f"recall@10={res.manifest['index']['recall_at_10']}",
+        f"version {res.version} -> {res.path}  ({res.manifest['build_seconds']:.1f}s)",
+    ]
+    lines.insert(-1, f"report: {res.path / 'report.html'}")
+    caches = res.manifest.get("caches") or {}
+    reused = [f"{stage} {c['hits']:,} reused / {c['misses']:,} computed" for stage, c in caches.items()
+              if isinstance(c, dict)]
+    if reused:
+        lines.insert(-1, "caches: " + "; ".join(reused))
+    inc = res.manifest.get("increment") or {}
+    if inc.get("mode") == "incremental":
+        lines.insert(-1, f"incremental: {len(inc['new_files'])} new file(s), {inc['rows_read']:,} new rows, on top of "
+                         f"{inc['base_version']}")
+    return "\n".join(lines)

