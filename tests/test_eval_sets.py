@@ -43,7 +43,7 @@ def test_intent_eval_turns_are_not_prototypes():
     from models.prototypes import load_prototypes
     from schemas.text import normalize_key
 
-    spec_path = Path(models.tools.eval_sets.__file__).parent / "data" / "intent_eval.yaml"
+    spec_path = models.tools.eval_sets.INTENT_EVAL
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     protos = load_prototypes()["intent"]
     proto_keys = {normalize_key(t) for side in protos.values() for texts in side.values() for t in texts}

@@ -34,7 +34,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+INTENT_EVAL = Path(__file__).resolve().parents[1] / "data" / "intent_eval.yaml"  # models/data/
 
 _KEYBOARD = {c: n for row in ("qwertyuiop", "asdfghjkl", "zxcvbnm") for i, c in enumerate(row)
              for n in [row[max(i - 1, 0)] + row[min(i + 1, len(row) - 1)]]}
@@ -133,7 +134,7 @@ _COMMON_HAN = ("的一是不了人我在有他这中大来上国个到说们为�
 def intent_eval_rows(lang: str = "all", n: int = 600, seed: int = 0, data: Path = SHARED) -> list[dict]:
     import yaml
 
-    spec = yaml.safe_load((Path(__file__).parent / "data" / "intent_eval.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load(INTENT_EVAL.read_text(encoding="utf-8"))
     rng = random.Random(seed)
     rows: list[dict] = []
     langs = ("en", "zh") if lang == "all" else (lang,)
