@@ -82,8 +82,8 @@ def qabase_daily():
             from airflow.sdk.exceptions import AirflowSkipException
 
             raise AirflowSkipException(f"nothing new: {staged['version']} stays latest")
-        from schemas.errors import PublishError
         from pipelines.scheduled import gate
+        from schemas.errors import PublishError
 
         try:
             return gate(get_current_context()["params"]["base_dir"], staged["version"])

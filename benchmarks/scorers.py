@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
     from models import registry
-    from models.registry import load_embedder
     from models.intent.prototype import PrototypeIntentScorer
+    from models.registry import load_embedder
     from schemas.config import ModelsConfig
     from schemas.logs import setup_logging
 

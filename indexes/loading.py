@@ -20,7 +20,6 @@ from schemas.errors import BaseIntegrityError
 from schemas.layout import INDEX_FILE, MANIFEST, QA_FILE, resolve_version, sha256_file
 from schemas.text import normalize_key
 
-
 VERIFIED_FILES = (QA_FILE, INDEX_FILE)
 
 

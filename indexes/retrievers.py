@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-
 from indexes.loading import LoadedBase, load_base
 from schemas.errors import QabaseError
 from schemas.text import detect_lang, normalize_key

@@ -30,8 +30,20 @@ from pipelines.state import PreviousState, load_state, merge_counts, split_new_f
 from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig
 from schemas.errors import PublishError
-from schemas.layout import (AGGREGATION_CACHE, DATA_DOCS_DIR, DRAFT, INDEX_FILE, INDEX_INFOS_FILE, MANIFEST, QA_FILE,
-                            REPORT_FILES, STATS_FILE, BaseLayout, sha256_file, sha256_stream)
+from schemas.layout import (
+    AGGREGATION_CACHE,
+    DATA_DOCS_DIR,
+    DRAFT,
+    INDEX_FILE,
+    INDEX_INFOS_FILE,
+    MANIFEST,
+    QA_FILE,
+    REPORT_FILES,
+    STATS_FILE,
+    BaseLayout,
+    sha256_file,
+    sha256_stream,
+)
 
 LOG = logging.getLogger("qabase.build")
 MANIFEST_VERSION = 1

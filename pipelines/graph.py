@@ -26,7 +26,7 @@ from pipelines.stages.count import CountQuestions, to_question_stats
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.group import answer_group
 from pipelines.stages.metering import MeteredMap
-from pipelines.stages.outputs import WriteStats, WriteStore, count, count_by, named, parquet_sink
+from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import score_transform
 from pipelines.stages.select import SelectTopK, question_row
@@ -143,4 +143,4 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     scored, selected = _score_and_select(questions, cfg, staging, factory, caches)
     answers, rows = _aggregate_kept(state, selected, cfg, factory, caches)
     _ = rows | "Store" >> WriteStore(staging, cfg.index)
-    _ = _stats(read, validated, rejected, questions, scored, selected, answers, rows) | "Stats" >> WriteStats(staging)
+    write_stats_of(_stats(read, validated, rejected, questions, scored, selected, answers, rows), staging)

@@ -32,8 +32,8 @@ def render_template(template: str, logical_date: str) -> str:
 
 def find_logs(template: str, logical_date: str) -> list[str]:
     """The day's log files (sorted); [] when the day has none."""
-    from schemas.errors import InputError
     from pipelines.stages.read import expand_inputs
+    from schemas.errors import InputError
 
     try:
         return [f["path"] for f in expand_inputs([render_template(template, logical_date)])]

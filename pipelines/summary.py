@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from pathlib import Path
+from typing import NamedTuple
 
 from pipelines.stages.metering import STAGE_ORDER
 from schemas.errors import PublishError

@@ -12,7 +12,6 @@ import json
 import math
 from typing import Protocol
 
-
 STRENGTH = 3.5
 
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from models.gec.base import score_from_weights
 
-
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _EDGE_PUNCT = "\"'“”‘’()[]{}<>,.;:!?*`"
 

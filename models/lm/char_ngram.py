@@ -55,6 +55,11 @@ def _lookup(sorted_keys: np.ndarray, values: np.ndarray, queries: np.ndarray) ->
     return np.where(hit, values[pos_c], 0).astype(np.float64)
 
 
+def training_lines(lines: list[str]) -> list[str]:
+    """The lines a model is trained on: normalised, empty ones dropped (their length is its ``n_chars``)."""
+    return [x for x in (normalise(line) for line in lines) if x]
+
+
 class CharNgramModel:
     def __init__(self, vocab: dict[str, int], orders: list[_Order], unigram_total: float, order: int,
                  source: str, n_chars: int):
@@ -69,8 +74,7 @@ class CharNgramModel:
     # building
     @classmethod
     def build(cls, lines: list[str], order: int = 4, min_char_count: int = 2, source: str = "") -> "CharNgramModel":
-        lines = [normalise(line) for line in lines]
-        lines = [line for line in lines if line]
+        lines = training_lines(lines)
         freq: dict[str, int] = {}
         for line in lines:
             for ch in line:

@@ -46,9 +46,8 @@ def render_target(summary: str, viewpoints: list[dict], lang: str) -> str:
 def read_examples(path: Path, prompt) -> list[tuple[str, str]]:
     """(prompt, target) pairs; structured targets are checked with the strict parser."""
     from models.aggregators.prompt import AggregationParseError, parse_aggregation
-    from schemas.text import detect_lang
-
     from schemas.jsonl import iter_jsonl
+    from schemas.text import detect_lang
 
     out = []
     for n, row in iter_jsonl(path):
@@ -91,8 +90,8 @@ def finetune(train: Path, base_model: Path, out: Path, epochs: int = 1, max_step
     import torch
     from peft import LoraConfig, get_peft_model
 
-    from models.embedders.hf import load_hf_dir
     from models.aggregators.prompt import load_prompt
+    from models.embedders.hf import load_hf_dir
 
     torch.manual_seed(seed)
     random.seed(seed)

@@ -6,8 +6,8 @@ from collections import Counter
 
 import apache_beam as beam
 
-from schemas.records import QuestionStats
 from pipelines.state import QuestionStateFn, row_value, state_value
+from schemas.records import QuestionStats
 
 
 def most_frequent(counts: dict[str, int]) -> str:

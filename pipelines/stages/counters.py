@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pipelines.stages.metering import NAMESPACE
 
-
 CACHE_NAMESPACE = "qabase.cache"
 
 

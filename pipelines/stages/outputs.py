@@ -48,18 +48,12 @@ def write_stats(pairs, staging: str) -> None:
     (Path(staging) / STATS_FILE).write_text(json.dumps(dict(sorted(pairs)), indent=2), encoding="utf-8")
 
 
-class WriteStats(beam.PTransform):
+def write_stats_of(counts: list, staging: str):
     """``(name, value)`` pairs from several PCollections -> ``stats.json`` in ``staging``."""
-
-    def __init__(self, staging: str):
-        super().__init__()
-        self._staging = staging
-
-    def expand(self, counts):
-        return (counts
-                | "AllCounts" >> beam.Flatten()
-                | "CollectCounts" >> beam.combiners.ToList()
-                | "WriteStats" >> beam.Map(write_stats, staging=self._staging))
+    return (counts
+            | "AllCounts" >> beam.Flatten()
+            | "CollectCounts" >> beam.combiners.ToList()
+            | "WriteStats" >> beam.Map(write_stats, staging=staging))
 
 
 class WriteStore(beam.PTransform):

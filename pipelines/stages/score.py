@@ -14,10 +14,10 @@ from apache_beam.ml.inference.base import RunInference
 from models.caches.scores import ScoreCache
 from models.gec.base import details_json
 from models.registry import ModelFactory, ScoringModels
+from pipelines.stages.counters import run_counted
+from pipelines.stages.metering import MeteredHandler, ModelBox
 from schemas.config import FilterConfig
 from schemas.layout import SCORE_CACHE
-from pipelines.stages.metering import MeteredHandler, ModelBox
-from pipelines.stages.counters import run_counted
 from schemas.records import QuestionStats, ScoredQuestion
 
 

@@ -7,8 +7,8 @@ import functools
 import apache_beam as beam
 
 from pipelines.stages.metering import MeteredMap
-from schemas.records import ScoredQuestion
 from pipelines.stages.score import fate
+from schemas.records import ScoredQuestion
 
 
 @functools.total_ordering

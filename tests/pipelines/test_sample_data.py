@@ -5,14 +5,14 @@ import json
 import sys
 from pathlib import Path
 
-from schemas.config import InputConfig, LimitsConfig
 from pipelines.demo import write_demo_logs
 from pipelines.stages.read import expand_inputs, parse_file
+from pipelines.stages.validate import validate_row
+from schemas.config import InputConfig, LimitsConfig
 from schemas.records import RawRow
 from schemas.text import detect_lang, normalize_key
-from pipelines.stages.validate import validate_row
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from generate_logs import generate  # noqa: E402
 
 

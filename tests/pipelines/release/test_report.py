@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from pipelines.build import run_build
 from models.registry import load_config
+from pipelines.build import run_build
 from pipelines.release.report import main as report_main
 
 pytestmark = pytest.mark.slow
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def built(tmp_path_factory):
     from pathlib import Path
 
-    fx = Path(__file__).parent / "fixtures"
+    fx = Path(__file__).resolve().parents[2] / "fixtures"
     work = tmp_path_factory.mktemp("report")
     hostile = work / "hostile.jsonl"
     hostile.write_text("\n".join([
@@ -82,7 +82,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
     import pipelines.graph as graph
     from schemas.errors import PublishError
 
-    fx = Path(__file__).parent / "fixtures"
+    fx = Path(__file__).resolve().parents[2] / "fixtures"
     base = tmp_path / "base"
     first = run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
     assert first.manifest["quality"]["critical_failures"] == [] and len(first.manifest["quality"]["results"]) >= 15

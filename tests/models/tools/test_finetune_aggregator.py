@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from models.tools.finetune_aggregator import encode, main, render_target
 from models.aggregators.prompt import parse_aggregation
+from models.tools.finetune_aggregator import encode, main, render_target
 
 EXAMPLES = [
     {"question": "Is the festival worth visiting?", "answers": ["yes it is fun", "yes great", "too crowded"],
@@ -50,10 +50,11 @@ def test_finetune_a_tiny_llama_for_a_few_steps(tmp_path, tiny_llama, capsys):
     assert facts["target_modules"] == ["k_proj", "o_proj", "q_proj", "v_proj"] and len(facts["losses"]) == 3
     assert (out / "adapter" / "adapter_config.json").is_file() and (out / "config.json").is_file()
     # the merged model is a plain causal LM directory: the aggregation backend hf:DIR loads it
+    from conftest import FakeEmbedder
+
     from models.aggregators.embedding import EmbeddingAggregator
     from models.aggregators.llm import HfGenerator, LlmAggregator
     from schemas.records import AnswerCount
-    from conftest import FakeEmbedder
 
     agg = LlmAggregator(HfGenerator(out, max_new_tokens=4), EmbeddingAggregator(FakeEmbedder()))
     [res] = agg.aggregate_many([("Q?", "objective", "en", [AnswerCount(1, "a", 1), AnswerCount(2, "b", 1)])])

@@ -14,7 +14,7 @@ from models.aggregators.llm import GenerationError, HttpGenerator, LlmAggregator
 from models.aggregators.prompt import AggregationParseError, load_prompt, parse_aggregation
 from schemas.records import AnswerCount
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 

@@ -10,9 +10,9 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from pipelines.stages.count import CountQuestions, most_frequent, to_question_stats
 from pipelines.stages.group import answer_group
+from pipelines.stages.select import SelectTopK, question_row
 from pipelines.state import QuestionStateFn, row_value, state_record, state_value
 from schemas.records import AcceptedRow, ScoredQuestion
-from pipelines.stages.select import SelectTopK, question_row
 
 
 def _row(q, a="ans", key=None):

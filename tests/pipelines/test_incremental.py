@@ -6,8 +6,8 @@ import shutil
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.build import run_build
 from models.registry import load_config
+from pipelines.build import run_build
 from pipelines.demo import write_demo_logs
 from pipelines.state import StateError
 

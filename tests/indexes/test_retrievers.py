@@ -5,11 +5,11 @@ import shutil
 
 import pytest
 
-from pipelines.build import run_build
-from models.registry import load_config
-from indexes.query import main as query_main
 from indexes.loading import load_base
+from indexes.query import main as query_main
 from indexes.retrievers import AnswerRetriever, QuestionRetriever, no_info_message
+from models.registry import load_config
+from pipelines.build import run_build
 from schemas.errors import BaseIntegrityError
 
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ def base(tmp_path_factory, fixtures_dir):
 def fixtures_dir():
     from pathlib import Path
 
-    return Path(__file__).parent / "fixtures"
+    return Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_question_retriever_ranks_the_paraphrase_first(base):

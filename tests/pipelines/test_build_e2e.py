@@ -11,12 +11,12 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.build import run_build
 from models.registry import load_config
+from pipelines.build import run_build
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args, cwd=ROOT):

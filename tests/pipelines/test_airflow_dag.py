@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("airflow.sdk", reason="the airflow extra is not installed (pip install -e .[airflow])")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DAGS = ROOT / "airflow_dags"
 
 

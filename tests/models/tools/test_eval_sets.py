@@ -35,7 +35,6 @@ def test_corruptions_are_deterministic(kind):
 
 
 def test_intent_eval_turns_are_not_prototypes():
-    from pathlib import Path
 
     import yaml
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from models.intent.classifier import HfClassifierIntentScorer, clarity, load_classifier_intent, softmax
-from models.tools.train_intent import fit_temperature, main as train_main, stratified_split, train
+from models.tools.train_intent import fit_temperature, stratified_split, train
+from models.tools.train_intent import main as train_main
 from schemas.errors import ModelLoadError, QabaseError
 
 
@@ -126,9 +127,9 @@ def test_classifier_directory_errors(tmp_path, tiny_bert):
 
 def test_score_questions_with_a_classifier_that_hands_on_no_vectors(tiny_bert_classifier):
     from models.registry import ScoringModels, gec_scorer
+    from pipelines.stages.score import score_questions
     from schemas.config import FilterConfig
     from schemas.records import QuestionStats
-    from pipelines.stages.score import score_questions
 
     models = ScoringModels(gec_scorer("zh-heuristic"), gec_scorer("zh-heuristic"),
                            HfClassifierIntentScorer(tiny_bert_classifier))

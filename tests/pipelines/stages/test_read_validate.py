@@ -5,11 +5,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipelines.stages.read import chat_pairs, expand_inputs, file_format, parse_file
+from pipelines.stages.validate import validate_row
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
-from pipelines.stages.read import chat_pairs, expand_inputs, file_format, parse_file
 from schemas.records import RawRow, Reject
-from pipelines.stages.validate import validate_row
 
 CFG, LIM = InputConfig(), LimitsConfig()
 
@@ -103,8 +103,8 @@ def test_logged_language_tag_wins_over_detection():
 
 
 def test_accepted_profile_combines_exactly_across_bundles():
-    from schemas.records import AcceptedRow
     from pipelines.stages.validate import AcceptedProfileFn
+    from schemas.records import AcceptedRow
 
     fn = AcceptedProfileFn()
     rows = [AcceptedRow("k1", "Hi?", "Yes.", "yes", "en", "a:1"), AcceptedRow("k2", "A longer one?", "No", "no", "en",

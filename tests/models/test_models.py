@@ -5,8 +5,7 @@ import pytest
 
 from models.aggregators.embedding import EmbeddingAggregator, cluster_answers, first_sentence
 from models.embedders.hf import HFMeanPoolEmbedder
-from models.registry import load_embedder
-from models.registry import gec_scorer, qtype_classifier, scoring_models
+from models.registry import gec_scorer, load_embedder, qtype_classifier, scoring_models
 from schemas.config import ModelsConfig
 from schemas.records import AnswerCount
 

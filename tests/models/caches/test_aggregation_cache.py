@@ -1,7 +1,7 @@
 """The aggregation cache: keyed by question, answers, model identity (incl. prompt version)."""
 
-from models.caches.aggregations import AggregationCache, CachedAggregator, group_key
 from models.aggregators.base import AggregateResult, Viewpoint
+from models.caches.aggregations import AggregationCache, CachedAggregator, group_key
 from schemas.records import AnswerCount
 
 
@@ -46,6 +46,7 @@ def test_cached_aggregator_skips_unchanged_groups_across_processes(tmp_path):
 
 def test_aggregator_identities_carry_every_setting_that_changes_results():
     from conftest import FakeEmbedder
+
     from models.aggregators.embedding import EmbeddingAggregator
     from models.aggregators.llm import LlmAggregator
 

@@ -1,0 +1,58 @@
+"""``qabase``: one command for every tool; ``qabase SUBCOMMAND ARGS`` = ``python -m MODULE ARGS``.
+
+Each subcommand takes exactly the arguments of its ``python -m`` form, so scripts and docs carry over:
+``qabase score gec --input F --output O`` is ``python -m models.tools.score gec --input F --output O``.
+The tool's module is imported only when its subcommand runs, so ``qabase --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# subcommand -> (module whose main(argv) runs it, what it does)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("pipelines.build_base", "build a QA base from dialogue logs (or --demo)"),
+    "daily": ("pipelines.scheduled", "run one logical date's build as the daily DAG does"),
+    "report": ("pipelines.release.report", "(re)write a version's report.html and report.json"),
+    "query": ("indexes.query", "QuestionRetriever / AnswerRetriever over a base, one query or a file"),
+    "serve": ("indexes.serve", "HTTP service (FastAPI) over a base"),
+    "score": ("models.tools.score", "GEC or intent scores of questions in a file"),
+    "calibrate": ("models.tools.calibrate", "thresholds for a keep rate or a precision"),
+    "evaluate": ("models.tools.evaluate", "AUROC, precision and recall of a scorer on labelled data"),
+    "eval-sets": ("models.tools.eval_sets", "build the labelled evaluation sets"),
+    "train-intent": ("models.tools.train_intent", "train an intent head on labelled requests"),
+    "aggregate": ("models.tools.aggregate", "aggregate answer groups from a file"),
+    "finetune": ("models.tools.finetune_aggregator", "LoRA fine-tuning of the aggregation LLM (extra: finetune)"),
+    "serve-llm": ("models.tools.serve_llm", "OpenAI-compatible completions endpoint for a local LLM"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: qabase COMMAND [ARGS...]   (qabase COMMAND --help for a command's arguments)", "",
+             "commands:"]
+    lines += [f"  {name:<{width}}  {what}   [python -m {module}]" for name, (module, what) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        print(f"error: unknown command {name!r}{hint}; qabase --help lists them", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    sys.argv[0] = f"qabase {name}"
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

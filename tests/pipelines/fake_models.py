@@ -1,0 +1,96 @@
+"""Small, fast, deterministic stand-ins for the real models, behind the real interfaces.
+
+The embedder hashes words (and Chinese characters) into a 64-d bag-of-words vector, so texts
+that share words are close: the real question-type classifier and the real embedding aggregator
+run on it unchanged. GEC and intent are simple rules. Everything here is picklable (Beam ships
+the factory to its workers) and loads in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.aggregators.embedding import EmbeddingAggregator
+from models.qtype import QuestionTypeClassifier
+from models.registry import ScoringModels
+
+DIM = 64
+_TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
+
+
+class HashEmbedder:
+    model_id = "fake-hash-embedder-v1"
+    dim = DIM
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for tok in _TOKEN.findall(text.lower()) or [text]:
+                out[i, int(hashlib.md5(tok.encode()).hexdigest(), 16) % DIM] += 1.0
+        out += 1e-3  # no zero rows
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+class RuleGec:
+    """1.0 unless a word is doubled ("the the") or the text has no letters at all."""
+
+    model_id = "fake-rule-gec-v1"
+
+    def score(self, texts: list[str]) -> list[tuple[float, dict]]:
+        out = []
+        for t in texts:
+            words = t.lower().split()
+            doubled = any(a == b for a, b in zip(words, words[1:]))
+            noisy = doubled or not re.search(r"[a-z\u4e00-\u9fff]", t.lower())
+            out.append((0.2 if noisy else 1.0, {"doubled": doubled}))
+        return out
+
+
+class QuestionMarkIntent:
+    """0.9 for a question (a question mark or a question word), 0.1 for anything else."""
+
+    model_id = "fake-question-mark-intent-v1"
+
+    def __init__(self, embedder: HashEmbedder):
+        self._embedder = embedder
+
+    def space(self, lang: str) -> str:
+        return "en" if lang in ("en", "other") else "zh"
+
+    def embedders(self):
+        return {"en": self._embedder, "zh": self._embedder}
+
+    def score_with_vectors(self, texts, langs):
+        vectors = dict(enumerate(self._embedder.embed(texts))) if texts else {}
+        asks = [bool(re.search(r"[?？吗]|^(what|how|which|why|who|when|where)\b|什么|怎么|多少", t.lower().strip()))
+                for t in texts]
+        return [(0.9 if a else 0.1, {"asks": a}) for a in asks], vectors
+
+    def score(self, texts, langs):
+        return self.score_with_vectors(texts, langs)[0]
+
+
+@dataclass(frozen=True)
+class FakeModels:
+    """A ModelFactory (models.registry) of the fakes above; real qtype and aggregation code on the fake embedder."""
+
+    def scoring(self) -> ScoringModels:
+        return ScoringModels(RuleGec(), RuleGec(), QuestionMarkIntent(HashEmbedder()))
+
+    def index_embedder(self) -> HashEmbedder:
+        return HashEmbedder()
+
+    def qtype(self) -> QuestionTypeClassifier:
+        return QuestionTypeClassifier(HashEmbedder())
+
+    def aggregator(self) -> EmbeddingAggregator:
+        return EmbeddingAggregator(HashEmbedder())
+
+    def identities(self) -> dict[str, str]:
+        emb = HashEmbedder.model_id
+        return {"gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id, "intent": QuestionMarkIntent.model_id,
+                "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]", "aggregator": f"embedding[{emb}]"}
