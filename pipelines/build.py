@@ -141,6 +141,29 @@ def check_store(staging: Path, stats: dict, cfg: BuildConfig) -> dict:
     return index_facts
 
 
+def draft_manifest(version: str, started: dt.datetime, plan: InputPlan, all_inputs: list[dict], rows_read: int,
+                   cfg: BuildConfig, stats: dict, table: list[dict], index_facts: dict,
+                   factory: ModelFactory | None) -> dict:
+    """The manifest of a staged version, before the quality gate adds its results and the checksums."""
+    prev = plan.prev_state
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "version": version,
+        "created": started.isoformat(timespec="seconds"),
+        "previous_version": plan.previous,
+        "inputs": all_inputs,
+        "increment": {"mode": "incremental" if prev else "full", "base_version": prev.version if prev else None,
+                      "new_files": [f["path"] for f in plan.new_facts],
+                      "skipped_files": [f["path"] for f in plan.skipped], "rows_read": rows_read},
+        "config": cfg.to_dict(),
+        "config_hash": cfg.config_hash(),
+        "models": (factory or RegistryModels(cfg.models, cfg.aggregation)).identities(),
+        "counts": stats,
+        "stages": table,
+        "index": index_facts,
+    }
+
+
 def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
                   version: str | None = None, full_rebuild: bool = False,
                   factory: ModelFactory | None = None) -> BuildResult:
@@ -173,25 +196,11 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
         index_facts = check_store(staging, stats, cfg)
         table = stage_table(stats, stage_metrics(result), {"write": time.perf_counter() - t_write},
                             increment if prev else None)
-        manifest = {
-            "manifest_version": MANIFEST_VERSION,
-            "version": publisher.version,
-            "created": started.isoformat(timespec="seconds"),
-            "previous_version": plan.previous,
-            "inputs": all_inputs,
-            "increment": {"mode": "incremental" if prev else "full", "base_version": prev.version if prev else None,
-                          "new_files": [f["path"] for f in plan.new_facts],
-                          "skipped_files": [f["path"] for f in plan.skipped], "rows_read": increment["rows_read"]},
-            "config": cfg.to_dict(),
-            "config_hash": cfg.config_hash(),
-            "models": (factory or RegistryModels(cfg.models, cfg.aggregation)).identities(),
-            "counts": stats,
-            "stages": table,
-            "index": index_facts,
-            "beam": {"runner": options.get_all_options().get("runner"), "sdk": beam.__version__,
-                     "pipeline_seconds": round(pipeline_s, 3)},
-            "build_seconds": round(time.perf_counter() - t0, 3),
-        }
+        manifest = draft_manifest(publisher.version, started, plan, all_inputs, increment["rows_read"], cfg, stats,
+                                  table, index_facts, factory)
+        manifest["beam"] = {"runner": options.get_all_options().get("runner"), "sdk": beam.__version__,
+                            "pipeline_seconds": round(pipeline_s, 3)}
+        manifest["build_seconds"] = round(time.perf_counter() - t0, 3)
         counted = cache_counts(result) if (caches.aggregation or caches.folder) else None
         if counted is not None:
             manifest["caches"] = {"folder": str(layout.cache), **counted}

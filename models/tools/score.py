@@ -22,11 +22,13 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from models import registry
 from schemas.errors import QabaseError
 from schemas.text import detect_lang, truncate
 
-GEC_BACKENDS = ("auto", "quire-ngram", "quire", "zh-ngram", "zh-heuristic", "lm", "seq2seq")
-INTENT_BACKENDS = ("prototype", "classifier")
+# "auto": the defaults per language; lm / seq2seq / classifier take --model-dir
+GEC_BACKENDS = ("auto", *registry.GEC_BACKENDS, "lm", "seq2seq")
+INTENT_BACKENDS = (*registry.INTENT_BACKENDS, "classifier")
 
 
 def resolve_backend(kind: str, backend: str | None) -> str:
@@ -53,7 +55,6 @@ def read_texts(path: Path) -> list[str]:
 
 
 def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None) -> list[dict]:
-    from models import registry
     from schemas.config import ModelsConfig
 
     langs = [detect_lang(t) for t in texts]
@@ -64,7 +65,8 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
         if needs_dir:
             backend = f"{backend}:{model_dir}"
         results: list = [None] * len(texts)
-        routes = [("quire-ngram", ("en", "other")), ("zh-ngram", ("zh", "mixed"))] if backend == "auto" \
+        defaults = ModelsConfig()
+        routes = [(defaults.gec_en, ("en", "other")), (defaults.gec_zh, ("zh", "mixed"))] if backend == "auto" \
             else [(backend, None)]
         for name, wanted in routes:
             idx = [i for i, lg in enumerate(langs) if wanted is None or lg in wanted]

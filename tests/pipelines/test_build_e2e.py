@@ -158,12 +158,12 @@ def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None)
     first = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
-    import pipelines.graph as graph
+    import pipelines.stages.outputs as outputs
 
     def broken(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(graph, "write_store", broken)
+    monkeypatch.setattr(outputs, "write_store", broken)
     with pytest.raises(Exception, match="disk full"):
         run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg, full_rebuild=True)
     assert (tmp_path / "base" / "latest").resolve() == first.path.resolve()

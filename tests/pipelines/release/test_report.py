@@ -79,14 +79,14 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
 
     import pyarrow.parquet as pq
 
-    import pipelines.graph as graph
+    import pipelines.stages.outputs as outputs
     from schemas.errors import PublishError
 
     fx = Path(__file__).resolve().parents[2] / "fixtures"
     base = tmp_path / "base"
     first = run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
     assert first.manifest["quality"]["critical_failures"] == [] and len(first.manifest["quality"]["results"]) >= 15
-    real = graph.write_store
+    real = outputs.write_store
 
     def corrupting_write_store(rows, staging, index_cfg):
         facts = real(rows, staging, index_cfg)
@@ -98,7 +98,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
         pq.write_table(table.from_pylist(data, schema=table.schema), path)
         return facts
 
-    monkeypatch.setattr(graph, "write_store", corrupting_write_store)
+    monkeypatch.setattr(outputs, "write_store", corrupting_write_store)
     with pytest.raises(PublishError, match=r"quality gate: 2 critical expectation\(s\) failed .*qid.*gec_score"):
         run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}), full_rebuild=True)
     assert (base / "latest").resolve() == first.path  # unchanged
