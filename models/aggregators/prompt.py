@@ -1,6 +1,6 @@
 """The answer-aggregation prompt (versioned files) and a strict parser for the model's reply.
 
-Prompt files live in ``models/prompts/aggregate_<version>.<lang>.txt`` (``en``, ``zh``) with
+Prompt files live in ``models/aggregators/prompts/aggregate_<version>.<lang>.txt`` (``en``, ``zh``) with
 ``{question}`` and ``{answers}`` slots; answers are numbered from 1 ("Answer 3: ...",
 "答案3：..."). The expected reply, in the paper's format:
 

@@ -8,7 +8,7 @@ Each line of ``--train``: ``{"question": str, "answers": [str, ...], "summary": 
 "viewpoints": [{"summary": str, "answer_ids": [1-based ints]}]}`` (the paper annotated
 5,000 such examples), or ``{"question", "answers", "output": str}`` with the reply text
 already written. The prompt is the versioned aggregation prompt
-(``models/prompts/aggregate_<version>.<lang>.txt``), the target the reply in the format
+(``models/aggregators/prompts/aggregate_<version>.<lang>.txt``), the target the reply in the format
 the parser reads (``Summary:`` / ``Viewpoint:`` / ``Answer IDs: Answer 1, Answer 3``, or
 the Chinese labels for Chinese questions); the loss is on the target tokens only.
 Every structured example is checked with the same strict parser before training.
