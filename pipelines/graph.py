@@ -22,7 +22,7 @@ import apache_beam as beam
 
 from models.registry import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
-from pipelines.stages.count import CountQuestions, to_question_stats
+from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.group import answer_group
 from pipelines.stages.metering import MeteredMap
@@ -31,7 +31,6 @@ from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import score_transform
 from pipelines.stages.select import SelectTopK, question_row
 from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
-from pipelines.state import state_record
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
 from schemas.layout import ACCEPTED_SAMPLE_FILE, QUESTIONS_FILE, REJECTED_FILE, STATE_DIR

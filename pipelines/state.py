@@ -7,7 +7,7 @@ Because the state is published with its version, a failed build never touches it
 next build starts from ``latest/state``.
 
 A new build reads only files it has not counted (by checksum), folds their rows into the
-state (adding counts is associative, so the result equals counting all logs at once), and
+state (pipelines.stages.count; adding counts is associative, so the result equals counting all logs at once), and
 recomputes scoring, ranking, grouping and the index from the merged state; the score,
 vector and aggregation caches make that cheap for questions seen before.
 """
@@ -20,8 +20,6 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-import apache_beam as beam
-
 from schemas.errors import QabaseError
 from schemas.layout import QUESTIONS_FILE, STATE_DIR, STATE_FILE
 
@@ -33,65 +31,6 @@ ROW_COUNT_MAPS = ("reject_reasons", "row_langs")
 
 class StateError(QabaseError):
     """The saved state cannot be continued (other input settings, a changed log file, a newer format)."""
-
-
-# --- per-question state: (surface forms, languages, {answer_key: answer surface forms}) -----------------
-
-class QuestionStateFn(beam.CombineFn):
-    """Values of one key, either a row ``(question, lang, answer_key, answer)`` or a saved state
-    ``(forms, langs, answers)`` -> the merged state ``(Counter, Counter, {answer_key: Counter})``."""
-
-    def create_accumulator(self):
-        return (Counter(), Counter(), {})
-
-    def add_input(self, acc, value):
-        forms, langs, answers = acc
-        if len(value) == 4:
-            question, lang, answer_key, answer = value
-            forms[question] += 1
-            langs[lang] += 1
-            answers.setdefault(answer_key, Counter())[answer] += 1
-        else:
-            f, lg, ans = value
-            forms.update(f)
-            langs.update(lg)
-            for key, texts in ans.items():
-                answers.setdefault(key, Counter()).update(texts)
-        return acc
-
-    def merge_accumulators(self, accs):
-        out = self.create_accumulator()
-        for acc in accs:
-            self.add_input(out, acc)
-        return out
-
-    def extract_output(self, acc):
-        return acc
-
-
-def row_value(row) -> tuple:
-    """An accepted row as a value for :class:`QuestionStateFn`."""
-    return (row.question, row.lang, row.answer_key, row.answer)
-
-
-def _counted(c: dict) -> list[dict]:
-    return [{"text": t, "count": int(n)} for t, n in sorted(c.items())]
-
-
-def state_record(kv) -> dict:
-    """(key, merged state) -> a row of state/questions.parquet (lists sorted, so files are deterministic)."""
-    key, (forms, langs, answers) = kv
-    return {"key": key, "forms": _counted(forms), "langs": _counted(langs),
-            "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)]}
-
-
-def state_value(record: dict) -> tuple:
-    """A row of state/questions.parquet -> (key, saved state value)."""
-    def counts(items):
-        return {x["text"]: x["count"] for x in items}
-
-    return record["key"], (counts(record["forms"]), counts(record["langs"]),
-                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]})
 
 
 # --- state.json: files counted so far and row-level counts ----------------------------------------------

@@ -1,4 +1,8 @@
-"""Count occurrences per normalised question key; keep the most frequent surface form."""
+"""Stage ``count``: occurrences per normalised question key, folded into the saved state of earlier logs.
+
+The per-question state is (surface forms, languages, {answer_key: answer surface forms}), each with
+counts; it is written to ``state/questions.parquet`` (see pipelines.state for the rest of the state).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from collections import Counter
 
 import apache_beam as beam
 
-from pipelines.state import QuestionStateFn, row_value, state_value
 from schemas.records import QuestionStats
 
 
@@ -41,3 +44,60 @@ class CountQuestions(beam.PTransform):
                      | "StateValues" >> beam.Map(state_value))
             rows = (rows, saved) | "WithState" >> beam.Flatten()
         return rows | "CountPerKey" >> beam.CombinePerKey(QuestionStateFn())
+
+
+class QuestionStateFn(beam.CombineFn):
+    """Values of one key, either a row ``(question, lang, answer_key, answer)`` or a saved state
+    ``(forms, langs, answers)`` -> the merged state ``(Counter, Counter, {answer_key: Counter})``."""
+
+    def create_accumulator(self):
+        return (Counter(), Counter(), {})
+
+    def add_input(self, acc, value):
+        forms, langs, answers = acc
+        if len(value) == 4:
+            question, lang, answer_key, answer = value
+            forms[question] += 1
+            langs[lang] += 1
+            answers.setdefault(answer_key, Counter())[answer] += 1
+        else:
+            f, lg, ans = value
+            forms.update(f)
+            langs.update(lg)
+            for key, texts in ans.items():
+                answers.setdefault(key, Counter()).update(texts)
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = self.create_accumulator()
+        for acc in accs:
+            self.add_input(out, acc)
+        return out
+
+    def extract_output(self, acc):
+        return acc
+
+
+def row_value(row) -> tuple:
+    """An accepted row as a value for :class:`QuestionStateFn`."""
+    return (row.question, row.lang, row.answer_key, row.answer)
+
+
+def _counted(c: dict) -> list[dict]:
+    return [{"text": t, "count": int(n)} for t, n in sorted(c.items())]
+
+
+def state_record(kv) -> dict:
+    """(key, merged state) -> a row of state/questions.parquet (lists sorted, so files are deterministic)."""
+    key, (forms, langs, answers) = kv
+    return {"key": key, "forms": _counted(forms), "langs": _counted(langs),
+            "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)]}
+
+
+def state_value(record: dict) -> tuple:
+    """A row of state/questions.parquet -> (key, saved state value)."""
+    def counts(items):
+        return {x["text"]: x["count"] for x in items}
+
+    return record["key"], (counts(record["forms"]), counts(record["langs"]),
+                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]})

@@ -8,10 +8,17 @@ from apache_beam.testing.test_pipeline import TestPipeline  # noqa: F401
 TestPipeline.__test__ = False
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipelines.stages.count import CountQuestions, most_frequent, to_question_stats
+from pipelines.stages.count import (
+    CountQuestions,
+    QuestionStateFn,
+    most_frequent,
+    row_value,
+    state_record,
+    state_value,
+    to_question_stats,
+)
 from pipelines.stages.group import answer_group
 from pipelines.stages.select import SelectTopK, question_row
-from pipelines.state import QuestionStateFn, row_value, state_record, state_value
 from schemas.records import AcceptedRow, ScoredQuestion
 
 
