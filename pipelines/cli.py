@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("models.tools.evaluate", "AUROC, precision and recall of a scorer on labelled data"),
     "eval-sets": ("models.tools.eval_sets", "build the labelled evaluation sets"),
     "train-intent": ("models.tools.train_intent", "train an intent head on labelled requests"),
+    "train-paraphrase": ("models.tools.train_paraphrase", "fit and measure the paraphrase judge on labelled pairs"),
     "aggregate": ("models.tools.aggregate", "aggregate answer groups from a file"),
     "finetune": ("models.tools.finetune_aggregator", "LoRA fine-tuning of the aggregation LLM (extra: finetune)"),
     "serve-llm": ("models.tools.serve_llm", "OpenAI-compatible completions endpoint for a local LLM"),

@@ -40,7 +40,7 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
     """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
     (1 - overlap coefficient of content words) at ``lexical_weight``.
 
-    ``number_aware`` (factual questions, values from ``models.aggregators.numbers``, equal within 2%):
+    ``number_aware`` (factual questions, values from ``models.numbers``, equal within 2%):
     two answers that both state numbers and share none ("21,196 km" vs "8,850 km") say
     different things however alike they read, so their distance is set to 1, the largest
     there is; two whose first numbers agree ("21196公里", "2.1万公里", "两万一千多公里") give the
@@ -62,7 +62,7 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
             lex[i, j] = lex[j, i] = d
     dist = (1.0 - lexical_weight) * emb + lexical_weight * lex
     if number_aware:
-        from models.aggregators.numbers import agree, any_agree, number_values
+        from models.numbers import agree, any_agree, number_values
 
         vals = [number_values(t) for t in texts]
         for i in range(n):

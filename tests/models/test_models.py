@@ -171,7 +171,7 @@ def test_char_edit_distance():
 
 def test_numbers_and_number_aware_votes():
     from models.aggregators.embedding import answer_distances
-    from models.aggregators.numbers import agree, han_value, number_values
+    from models.numbers import agree, han_value, number_values
 
     assert number_values("The Great Wall is 21,196 km long, built over 2,000 years.") == [21196.0, 2000.0]
     assert number_values("100.0°C or 212°F") == [100.0, 212.0]

