@@ -30,6 +30,11 @@ _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 FEATURES = ("cosine", "overlap", "numbers_differ", "negation_differs")
 
 
+# Not the answer clusterer's content_tokens (models.aggregators.embedding): with its stop list and its
+# Chinese character bigrams the judge measured worse on the same held-out pairs (LCQMC 0.920 / 0.444
+# instead of 0.950 / 0.499 precision / recall; English 0.944 / 0.540 instead of 0.952 / 0.635), and that
+# one cannot change without changing aggregation results. Questions want request words ("please", "tell
+# me", "know about") out, and single characters in Chinese.
 def content_tokens(text: str, lang: str) -> frozenset[str]:
     if lang in ("zh", "mixed"):
         chars = _PUNCT.sub("", text.lower())
