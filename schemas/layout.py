@@ -89,10 +89,6 @@ class BaseLayout:
         os.replace(link_tmp, self.latest)
 
 
-def current_version(base_dir: str | Path) -> str | None:
-    return BaseLayout(base_dir).current_version()
-
-
 def resolve_version(base_dir: str | Path) -> Path:
     """A version folder: ``base_dir`` itself when it holds a manifest, else its ``latest``."""
     base = Path(base_dir)

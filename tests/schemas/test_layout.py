@@ -14,7 +14,7 @@ def test_latest_points_at_a_version_and_resolves(tmp_path):
         (base.version(v) / layout.MANIFEST).write_text("{}")
         base.point_latest(v)
     assert base.current_version() == "20260102T000000000Z"
-    assert layout.current_version(tmp_path / "base") == "20260102T000000000Z"
+    assert layout.BaseLayout(tmp_path / "base").current_version() == "20260102T000000000Z"  # read back anew
     assert layout.resolve_version(tmp_path / "base") == base.version("20260102T000000000Z").resolve()
     assert layout.resolve_version(base.version("20260101T000000000Z")) == base.version("20260101T000000000Z")
     assert layout.version_dir(tmp_path / "base", "20260101T000000000Z") == base.version("20260101T000000000Z")
