@@ -504,6 +504,28 @@ def _zipf_cdf(n: int, exponent: float) -> np.ndarray:
     return cdf
 
 
+def _catalog(rng: np.random.Generator, rows: int, zh_share: float, n_questions: int | None):
+    """(catalog, English base questions, Chinese base questions): the first draws from ``rng``."""
+    explicit = n_questions is not None
+    if n_questions is None:
+        n_questions = max(200, rows // 20)
+    n_zh = int(round(n_questions * zh_share))
+    if 0 < zh_share < 1:
+        n_zh = min(max(n_zh, 1), n_questions - 1)
+    n_en = n_questions - n_zh
+    if not explicit:  # the default never asks for more than the templates can make
+        n_en, n_zh = min(n_en, _Catalog.capacity("en")), min(n_zh, _Catalog.capacity("zh"))
+    return _Catalog(rng, n_en, n_zh), n_en, n_zh
+
+
+def base_question_forms(rows: int, seed: int = 0, zh_share: float = 0.3, n_questions: int | None = None
+                        ) -> list[list[str]]:
+    """Every base question's surface forms (canonical first) in the logs ``generate`` writes with the same
+    arguments: the ground truth of which distinct questions mean the same (typo'd forms are not listed)."""
+    catalog, n_en, n_zh = _catalog(np.random.default_rng(seed), rows, zh_share, n_questions)
+    return [[json.loads(v) for v in catalog.get(q)[0]] for q in range(n_en + n_zh)]
+
+
 # --------------------------------------------------------------------------- main entry
 def generate(rows: int, out_path: str | pathlib.Path, seed: int = 0, zh_share: float = 0.3,
              n_questions: int | None = None, zipf_exponent: float = 1.1) -> dict[str, Any]:
@@ -514,17 +536,8 @@ def generate(rows: int, out_path: str | pathlib.Path, seed: int = 0, zh_share: f
         raise ValueError("zh_share must be between 0 and 1")
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
-    explicit = n_questions is not None
-    if n_questions is None:
-        n_questions = max(200, rows // 20)
-    n_zh = int(round(n_questions * zh_share))
-    if 0 < zh_share < 1:
-        n_zh = min(max(n_zh, 1), n_questions - 1)
-    n_en = n_questions - n_zh
-    if not explicit:  # the default never asks for more than the templates can make
-        n_en, n_zh = min(n_en, _Catalog.capacity("en")), min(n_zh, _Catalog.capacity("zh"))
-        n_questions = n_en + n_zh
-    catalog = _Catalog(rng, n_en, n_zh)
+    catalog, n_en, n_zh = _catalog(rng, rows, zh_share, n_questions)
+    n_questions = n_en + n_zh
     n_gibberish = max(20, rows // 2000)
     noise = {lang: _noise_pools(rng, lang, n_gibberish) for lang in ("en", "zh")}
     cdf_en, cdf_zh = _zipf_cdf(n_en, zipf_exponent), _zipf_cdf(n_zh, zipf_exponent)

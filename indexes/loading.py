@@ -82,6 +82,17 @@ def _verify(path: Path, manifest: dict) -> None:
                                      "(corrupted or replaced); rebuild or restore the version")
 
 
+def exact_keys(rows: list[dict]) -> dict[str, int]:
+    """{normalised question: row} for every entry's own key and its aliases' keys (a base question's own key
+    wins over another entry's alias; between aliases, the better-ranked entry)."""
+    out: dict[str, int] = {}
+    for i, r in enumerate(rows):
+        for alias in r.get("aliases") or []:
+            out.setdefault(normalize_key(alias["question"]), i)
+    out.update({r["question_key"]: i for i, r in enumerate(rows)})
+    return out
+
+
 _CACHE: dict[tuple[str, str], LoadedBase] = {}
 
 
@@ -103,8 +114,9 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
     import faiss
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path / QA_FILE, columns=["qid", "question", "question_key", "answer", "viewpoints",
-                                                        "rank"])
+    columns = ["qid", "question", "question_key", "answer", "viewpoints", "rank"]
+    has_aliases = "aliases" in pq.read_schema(path / QA_FILE).names  # bases built before issue 13 have none
+    table = pq.read_table(path / QA_FILE, columns=columns + (["aliases"] if has_aliases else []))
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
     if index.ntotal != len(rows):
@@ -126,7 +138,7 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
         questions=[r["question"] for r in rows], keys=[r["question_key"] for r in rows],
         qids=[r["qid"] for r in rows], answers=[r["answer"] for r in rows],
         viewpoints=[list(r["viewpoints"] or []) for r in rows],
-        key_to_row={r["question_key"]: i for i, r in enumerate(rows)}, index=index, embedder=embedder,
+        key_to_row=exact_keys(rows), index=index, embedder=embedder,
         lock=threading.Lock())
     with _CACHE_LOCK:
         _CACHE[key] = loaded

@@ -8,7 +8,8 @@ folder, loaded and verified by :mod:`indexes.loading` (a broken base raises
 ``BaseIntegrityError``; it is never answered from).
 
 The query is embedded with the base's own embedder (recorded in the manifest).
-AnswerRetriever tries the exact normalised key first, then the nearest base question
+AnswerRetriever tries the exact normalised key first (of a base question or any of its aliases: the
+paraphrases merged into it), then the nearest base question
 whose cosine similarity reaches ``threshold``; otherwise it returns ``found = False``
 and the fixed message that tells an agent to backtrack:
 ``调用AnswerRetriever查询{q}没有有效信息`` (Chinese queries) or

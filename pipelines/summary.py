@@ -38,7 +38,9 @@ def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[st
         "validate": (rows_in["rows_parsed"], rows_in["rows_accepted"], rows_in["rows_rejected_validate"]),
         "count": (rows_in["rows_accepted"], stats["distinct_questions"], 0),
         "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
-        "select": (stats["passed_both"], stats["top_k"], stats["passed_both"] - stats["top_k"]),
+        # in: distinct questions; out: entries (one per meaning, a representative that passed both filters)
+        "paraphrase": (stats["distinct_questions"], stats["entries"], stats["distinct_questions"] - stats["entries"]),
+        "select": (stats["entries"], stats["top_k"], stats["entries"] - stats["top_k"]),
         "group": (stats["kept_rows"], stats["top_k"], 0),
         "embed": (stats["top_k"], stats["top_k"], 0),
         "aggregate": (stats["top_k"], stats["published"], stats["top_k"] - stats["published"]),

@@ -81,6 +81,39 @@ class ModelsConfig:
 
 
 @dataclass(frozen=True)
+class ParaphraseConfig:
+    # merge distinct questions of one meaning into one base entry (summed asks, pooled answers, aliases)
+    enabled: bool = True
+    # "pair-lr": the packaged judge (models/data/paraphrase_judge.json, calibrated for precision 0.95 on
+    # held-out pairs, docs/paraphrase.md), or "pair-lr:/path/params.json" (qabase train-paraphrase --out)
+    judge: str = "pair-lr"
+    # a pair merges when the judge's probability reaches its language's threshold; the defaults are the
+    # packaged judge's calibrated ones (raise them for fewer, surer merges)
+    threshold_en: float = 0.6222
+    threshold_zh: float = 0.8987
+    # candidates: each question's nearest neighbours in its language's question space (FAISS k-NN)
+    neighbours: int = 20
+    # against chaining (A~B, B~C, A!~C): two groups join only if every pair across them reaches
+    # chain_guard x the threshold (a pair that is not among each other's neighbours counts as 0)
+    chain_guard: float = 0.8
+    # a pair whose numbers (2 vs 3 days, 2023 vs 2024), negation or names (capitalised words: Finland vs
+    # Helsinki) differ is never merged
+    numbers_must_agree: bool = True
+    negation_must_agree: bool = True
+    entities_must_agree: bool = True
+    # the chatbot's answers as evidence: a pair also merges when at least answers_min_overlap of the
+    # less-asked question's answers (by count; normalised text; answers of fewer than three content words
+    # left out) were also given to the other, and their cosine reaches the language's answers_min_cosine
+    # (above what unrelated questions reach in that space); 0 turns it off
+    answers_min_overlap: float = 0.5
+    answers_min_cosine_en: float = 0.45
+    answers_min_cosine_zh: float = 0.9
+    # and against: a pair is never merged when both questions got at least this many answers, each
+    # repeated an answer, and they share none (0 turns it off)
+    answers_disagree_min: int = 3
+
+
+@dataclass(frozen=True)
 class GroupingConfig:
     max_answers: int = 10
 
@@ -143,6 +176,7 @@ class BuildConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     filter: FilterConfig = field(default_factory=FilterConfig)
     models: ModelsConfig = field(default_factory=ModelsConfig)
+    paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
     grouping: GroupingConfig = field(default_factory=GroupingConfig)
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
@@ -231,17 +265,22 @@ def _validate(cfg: BuildConfig) -> None:
         if flat[path] not in allowed:
             raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
     for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold",
-                 "index.recall_floor", "quality.min_carried_over", "quality.max_mean_score_shift"):
+                 "index.recall_floor", "quality.min_carried_over", "quality.max_mean_score_shift",
+                 "paraphrase.threshold_en", "paraphrase.threshold_zh", "paraphrase.chain_guard",
+                 "paraphrase.answers_min_overlap"):
         if not 0.0 <= flat[path] <= 1.0:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
                 "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
-                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens", "index.flat_max")
+                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens", "index.flat_max",
+                "paraphrase.neighbours")
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
     if flat["index.memory_budget_mb"] <= 0:
         raise ConfigError("config: index.memory_budget_mb must be positive")
+    if flat["paraphrase.answers_disagree_min"] < 0:
+        raise ConfigError("config: paraphrase.answers_disagree_min must be 0 (off) or positive")
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:

@@ -13,6 +13,12 @@ ANSWER = pa.struct([
     pa.field("count", pa.int64(), nullable=False),
 ])
 
+# a distinct question counted toward the entry (its paraphrases; the representative first)
+ALIAS = pa.struct([
+    pa.field("question", pa.string(), nullable=False),
+    pa.field("count", pa.int64(), nullable=False),
+])
+
 QA_SCHEMA = pa.schema([
     pa.field("qid", pa.string(), nullable=False),
     pa.field("question", pa.string(), nullable=False),
@@ -33,4 +39,5 @@ QA_SCHEMA = pa.schema([
     pa.field("distinct_answers", pa.int64(), nullable=False),
     pa.field("method", pa.string(), nullable=False),
     pa.field("flags", pa.list_(pa.string()), nullable=False),
+    pa.field("aliases", pa.list_(ALIAS), nullable=False),
 ])

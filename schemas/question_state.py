@@ -16,4 +16,6 @@ QUESTION_STATE_SCHEMA = pa.schema([
     pa.field("langs", _COUNTED_TEXT, nullable=False),
     pa.field("answers", pa.list_(pa.struct([pa.field("answer_key", pa.string(), nullable=False),
                                             pa.field("forms", _COUNTED_TEXT, nullable=False)])), nullable=False),
+    # the earliest row's AcceptedRow.seen: which form of a paraphrase group was asked first
+    pa.field("first_seen", pa.string(), nullable=False),
 ])

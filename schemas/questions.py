@@ -15,8 +15,16 @@ QUESTIONS_SCHEMA = pa.schema([
     pa.field("intent_details", pa.string(), nullable=False),
     pa.field("passed_gec", pa.bool_(), nullable=False),
     pa.field("passed_intent", pa.bool_(), nullable=False),
+    # the representative of a base entry
     pa.field("kept", pa.bool_(), nullable=False),
-    # "" when kept; else low_gec, low_intent, low_gec+low_intent, below_top_k
+    # "" when kept; else low_gec, low_intent, low_gec+low_intent, below_top_k, or merged (a paraphrase of
+    # the entry's representative that passed both filters)
     pa.field("reason", pa.string(), nullable=False),
-    pa.field("rank", pa.int64(), nullable=True),
+    pa.field("rank", pa.int64(), nullable=True),  # the entry's rank, for every question counted toward it
+    # the base entry this question counts toward (its asks and answers are pooled there); null if none
+    pa.field("qid", pa.string(), nullable=True),
+    # why it is not its own entry: "paraphrase of <representative> (p=<judge probability> with <key>)"
+    pa.field("merged_into_reason", pa.string(), nullable=True),
+    pa.field("merge_probability", pa.float64(), nullable=True),
+    pa.field("entry_key", pa.string(), nullable=False),  # the entry's representative key (itself if alone)
 ])

@@ -40,6 +40,9 @@ class AcceptedRow(NamedTuple):
     answer_key: str
     lang: str
     row_id: str
+    # when the row was logged, as a sortable string (timestamp if logged, then source and position): the
+    # earliest over a question's rows names the entry a paraphrase group counts toward (see stages.paraphrase)
+    seen: str = ""
 
 
 class QuestionStats(NamedTuple):
@@ -50,6 +53,8 @@ class QuestionStats(NamedTuple):
     frequency: int
     lang: str
     surface_forms: int
+    first_seen: str = ""  # the smallest AcceptedRow.seen of its rows
+    answers: tuple = ()  # its answers' signature (models.paraphrase.evidence.answer_signature)
 
 
 class ScoredQuestion(NamedTuple):
@@ -66,6 +71,27 @@ class ScoredQuestion(NamedTuple):
     passed_intent: bool
     # embeddings computed while scoring, by embedder id, so later stages can reuse them
     vectors: dict
+    first_seen: str = ""
+    answers: tuple = ()
+
+
+class Entry(NamedTuple):
+    """One base entry candidate: distinct questions of one meaning (a paraphrase group, or one question).
+
+    ``representative`` is the most asked member that passed both filters, with ``frequency`` and
+    ``surface_forms`` summed over all members (None when no member passed: the entry cannot enter the
+    base); ``members`` are every member, most asked first; ``links`` maps a merged member's key to
+    (the key it was merged with, the judge's probability, the overlap of their answers).
+    """
+
+    qid: str
+    representative: Optional[ScoredQuestion]
+    members: tuple
+    links: dict
+
+    @property
+    def key(self) -> str:
+        return self.representative.key if self.representative is not None else self.members[0].key
 
 
 class KeptQuestion(NamedTuple):
@@ -77,6 +103,8 @@ class KeptQuestion(NamedTuple):
     vector: object  # np.ndarray float32, L2-normalised, from the index embedder
     qtype: str
     qtype_score: float
+    # (question, count) of every form of the entry, the representative first (schemas.qa ALIAS)
+    aliases: tuple = ()
 
 
 class AnswerCount(NamedTuple):

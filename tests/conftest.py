@@ -1,8 +1,12 @@
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+
+# tests anywhere below tests/pipelines/ import the fake models (tests/pipelines/fake_models.py) by name
+sys.path.insert(0, str(Path(__file__).parent / "pipelines"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

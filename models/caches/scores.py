@@ -52,7 +52,8 @@ class ScoreCache:
                 out[i] = ScoredQuestion(key=q.key, question=q.question, frequency=q.frequency, lang=q.lang,
                                         surface_forms=q.surface_forms, gec_score=g, intent_score=it, gec_details=gd,
                                         intent_details=idt, passed_gec=g > filt.gec_threshold,
-                                        passed_intent=it > filt.intent_threshold, vectors={})
+                                        passed_intent=it > filt.intent_threshold, vectors={},
+                                        first_seen=q.first_seen, answers=q.answers)
         self.misses += len(todo)
         self.hits += len(batch) - len(todo)
         return out  # type: ignore[return-value]

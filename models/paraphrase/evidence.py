@@ -7,13 +7,14 @@ matters, which the cosine alone hardly sees. Each function here is cheap and nee
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 
 from models.numbers import number_values
 
-_EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_EN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters of any alphabet: Bogotá, São Paulo, Zürich
 _EN_STOP = frozenset(
     "a an the is are was were be been am do does did i you he she it we they my your our their me us them "
     "to of in on at for by with from and or but if so as this that these those there here what which who whom "
@@ -26,8 +27,11 @@ _ZH_NEGATION = re.compile(r"不|没|无|别|未|非|莫")
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 
 # measured on held-out pairs (docs/paraphrase.md): containment, length ratio and cosine x overlap added
-# nothing once overlap, numbers and negation were in
-FEATURES = ("cosine", "overlap", "numbers_differ", "negation_differs")
+# nothing once overlap, numbers and negation were in; same_content lets the regression tell "same words,
+# other function words" (How do I / How can I) from the hard negatives that share most but not all words;
+# one_swap (each side has exactly one content token the other lacks) is the shape of most hard negatives:
+# increase/decrease, euros to dollars/pounds, 手机丢了/手机坏了
+FEATURES = ("cosine", "overlap", "numbers_differ", "negation_differs", "same_content", "one_swap")
 
 
 # Not the answer clusterer's content_tokens (models.aggregators.embedding): with its stop list and its
@@ -35,27 +39,66 @@ FEATURES = ("cosine", "overlap", "numbers_differ", "negation_differs")
 # instead of 0.950 / 0.499 precision / recall; English 0.944 / 0.540 instead of 0.952 / 0.635), and that
 # one cannot change without changing aggregation results. Questions want request words ("please", "tell
 # me", "know about") out, and single characters in Chinese.
+@functools.lru_cache(maxsize=1 << 16)
 def content_tokens(text: str, lang: str) -> frozenset[str]:
+    # cached (here and below): a build judges each question against up to `neighbours` others
     if lang in ("zh", "mixed"):
         chars = _PUNCT.sub("", text.lower())
         return frozenset(ch for ch in chars if ch not in _ZH_FUNCTION)
     return frozenset(w for w in _EN_WORD.findall(text.lower()) if w not in _EN_STOP)
 
 
+# A-not-A questions (值不值得, 有没有, 是不是) ask; they do not negate
+_ZH_A_NOT_A = re.compile(r"(.)[不没]\1")
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def negations(text: str, lang: str) -> int:
-    pattern = _ZH_NEGATION if lang in ("zh", "mixed") else _EN_NEGATION
-    return len(pattern.findall(text.lower()))
+    if lang in ("zh", "mixed"):
+        return len(_ZH_NEGATION.findall(_ZH_A_NOT_A.sub("", text)))
+    return len(_EN_NEGATION.findall(text.lower()))
+
+
+_WORD_CASED = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def entities(text: str) -> frozenset[str]:
+    """Names as written: words with a capital letter (Finland, Helsinki, iPhone, HTTP), case-folded; not "I",
+    nor a first word that is merely capitalised (grammar does that). Chinese has no such mark: none."""
+    words = _WORD_CASED.findall(text)
+    named = [w for i, w in enumerate(words) if w != "I" and any(ch.isupper() for ch in w)
+             and (i > 0 or not (w[0].isupper() and w[1:].islower()))]  # "iPhone or Android?" names iPhone
+    return frozenset(w.lower() for w in named)
+
+
+def entities_differ(a: str, b: str) -> bool:
+    """True when each names something the other does not mention at all ("rate of Finland" / "rate of
+    Helsinki"): a substitution of names. A form that names nothing ("what is the capital of france", typed
+    in lower case) or only adds one ("What does HTTP 404 mean?" / "What does a 404 error mean?") does not."""
+    wa = {w.lower() for w in _WORD_CASED.findall(a)}
+    wb = {w.lower() for w in _WORD_CASED.findall(b)}
+    return bool(entities(a) - wb) and bool(entities(b) - wa)
 
 
 _DIGITS = re.compile(r"\d+")
+# a single Chinese numeral before a measure word is a number here (一公斤 = 1公斤), though not in answers
+_ZH_COUNTED = re.compile(r"([一二两三四五六七八九])(?=公斤|斤|个|次|天|年|月|块|元|米|公里|小时|分钟|岁|周|号|楼|层)")
+_ZH_DIGIT = {"一": "1", "二": "2", "两": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9"}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _numbers(text: str) -> tuple[list[str], list[float]]:
+    text = _ZH_COUNTED.sub(lambda m: _ZH_DIGIT[m.group(1)], text)
+    return sorted(_DIGITS.findall(text)), sorted(number_values(text))
 
 
 def numbers_differ(a: str, b: str) -> bool:
     """True when the two state different numbers (one states a number the other lacks, values differ, or
     the digit strings differ: years and model numbers count here, unlike in answer votes)."""
-    if sorted(_DIGITS.findall(a)) != sorted(_DIGITS.findall(b)):
+    (da, va), (db, vb) = _numbers(a), _numbers(b)
+    if da != db:
         return True
-    va, vb = sorted(number_values(a)), sorted(number_values(b))
     if len(va) != len(vb):
         return True
     return any(abs(x - y) > 0.02 * max(abs(x), abs(y), 1e-9) for x, y in zip(va, vb))
@@ -65,5 +108,50 @@ def pair_features(a: str, b: str, lang: str, cosine: float) -> np.ndarray:
     """The evidence vector (in FEATURES order) of one pair in language ``lang``."""
     ta, tb = content_tokens(a, lang), content_tokens(b, lang)
     overlap = len(ta & tb) / max(len(ta | tb), 1)
-    return np.array([cosine, overlap, float(numbers_differ(a, b)), float(negations(a, lang) != negations(b, lang))],
+    return np.array([cosine, overlap, float(numbers_differ(a, b)), float(negations(a, lang) != negations(b, lang)),
+                     float(bool(ta) and ta == tb), float(len(ta - tb) == 1 and len(tb - ta) == 1)],
                     dtype=np.float64)
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _says_something(answer: str) -> bool:
+    """At least three content words (characters in Chinese): "Yes.", "It depends." or "Paris." are answers
+    that different questions share, so they are no evidence that two questions are one."""
+    return len(content_tokens(answer, "zh" if _CJK.search(answer) else "en")) >= 3
+
+
+def answer_signature(answers: dict, top: int = 10) -> tuple:
+    """A question's answers as ((hash of the normalised answer, count), ...) for its ``top`` most frequent
+    distinct answers that say something (:func:`_says_something`): small enough to travel with every
+    distinct question."""
+    import hashlib
+
+    ranked = sorted(((sum(forms.values()) if isinstance(forms, dict) else int(forms), key)
+                     for key, forms in answers.items() if _says_something(key)),
+                    key=lambda ck: (-ck[0], ck[1]))[:top]
+    return tuple(sorted((int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big"), n)
+                        for n, key in ranked))
+
+
+def answers_disagree(a: tuple, b: tuple, min_answers: int) -> bool:
+    """True when both questions got at least ``min_answers`` answers, each repeated some answer (so this
+    chatbot gives the same answer to the same question), and they share none: answered apart, asked apart.
+    A chatbot whose answers never repeat (an LLM) gives no such evidence either way."""
+    if min_answers <= 0 or answer_overlap(a, b) > 0:
+        return False
+    return all(sum(n for _, n in s) >= min_answers and max((n for _, n in s), default=0) >= 2 for s in (a, b))
+
+
+def answer_overlap(a: tuple, b: tuple) -> float:
+    """How much two questions' answers coincide: the share of the less-answered question's answers (by count,
+    over answers that say something) that the other question also got. Robust to a rare form seen a few
+    times next to a popular one (a distribution distance is not: 6 samples of a 5-answer pool rarely match
+    the pool's shares); 0 when either has none. Paraphrases asked of one chatbot tend to get the same answers."""
+    ta, tb = sum(n for _, n in a), sum(n for _, n in b)
+    if not ta or not tb:
+        return 0.0
+    small, large = (a, b) if (ta, a) <= (tb, b) else (b, a)
+    seen = {h for h, _ in large}
+    return sum(n for h, n in small if h in seen) / min(ta, tb)

@@ -4,17 +4,22 @@ the target precision on held-out pairs.
 
 ``qabase train-paraphrase`` (models/tools/train_paraphrase.py) fits and measures it on LCQMC and BQ
 dev pairs (Chinese) and the project's hand-labelled English pairs (benchmarks/paraphrase_en.tsv);
-docs/paraphrase.md has the measurements. Not yet wired into the build (issue 13).
+docs/paraphrase.md has the measurements; ``models/data/paraphrase_judge.json`` is the packaged result.
+The build's paraphrase stage (pipelines/stages/paraphrase.py) asks it about each candidate pair.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 
-from models.paraphrase.evidence import FEATURES, pair_features
+from models.paraphrase.evidence import FEATURES, entities_differ, negations, numbers_differ, pair_features
+from schemas.errors import ModelLoadError
+
+PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_judge.json"
 
 
 def space(lang: str) -> str:
@@ -46,12 +51,24 @@ def probabilities(params: dict, x: np.ndarray) -> np.ndarray:
     return np.where(x[:, 0] >= params.get("floor", -1.0), p, 0.0)
 
 
-def threshold_for_precision(scores: np.ndarray, labels: np.ndarray, target: float) -> float:
+def wilson_lower(hits: np.ndarray, n: np.ndarray, z: float) -> np.ndarray:
+    """The Wilson score lower bound of a proportion hits/n (z = 0: the proportion itself)."""
+    p = hits / n
+    if z == 0:
+        return p
+    centre = p + z * z / (2 * n)
+    margin = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - margin) / (1 + z * z / n)
+
+
+def threshold_for_precision(scores: np.ndarray, labels: np.ndarray, target: float, z: float = 0.0) -> float:
     """The lowest score threshold whose precision (on these pairs) is at least ``target``: the pairs at
-    or above it are merged. If no cut reaches it, a threshold above every score (nothing merged)."""
+    or above it are merged. If no cut reaches it, a threshold above every score (nothing merged).
+    ``z`` > 0: the precision's Wilson lower bound must reach ``target``, so a threshold set on few
+    pairs keeps a margin for the pairs it has not seen (a few hundred pairs move precision by points)."""
     order = np.argsort(-scores, kind="stable")
     s, y = scores[order], labels[order]
-    precision = np.cumsum(y) / np.arange(1, len(y) + 1)
+    precision = wilson_lower(np.cumsum(y), np.arange(1, len(y) + 1), z)
     best = float(s[0]) + 1e-9 if len(s) else 1.0
     for i in range(len(s)):
         if i + 1 < len(s) and s[i + 1] == s[i]:
@@ -61,14 +78,60 @@ def threshold_for_precision(scores: np.ndarray, labels: np.ndarray, target: floa
     return best
 
 
+def load_params(path: str | Path | None = None) -> dict:
+    """Trained parameters from ``path`` (default: the packaged judge)."""
+    p = Path(path) if path else PACKAGED
+    try:
+        params = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"model: paraphrase judge parameters not found: {p}") from None
+    except json.JSONDecodeError as exc:
+        raise ModelLoadError(f"model: {p} is not valid JSON ({exc.msg})") from None
+    for sp in ("en", "zh"):
+        if not isinstance(params.get(sp), dict) or params[sp].get("features") != list(FEATURES):
+            raise ModelLoadError(f"model: {p} has no '{sp}' judge over the features {', '.join(FEATURES)}")
+    return params
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return float(np.log(p / (1 - p)))
+
+
 class PairClassifier:
     """A :class:`models.paraphrase.base.ParaphraseJudge` from trained parameters (``{"en": ..., "zh": ...}``,
-    as ``qabase train-paraphrase`` writes them)."""
+    as ``qabase train-paraphrase`` writes them). ``thresholds`` override the calibrated ones per space;
+    with ``numbers_must_agree`` / ``negation_must_agree`` / ``entities_must_agree`` a pair whose numbers /
+    negation / names differ is judged different (probability 0) whatever the regression says: the
+    labelled pairs hold few such cases, so the regression barely learned them, and a wrong merge there
+    changes the answer."""
 
-    def __init__(self, params: dict):
+    def __init__(self, params: dict, thresholds: dict | None = None, numbers_must_agree: bool = False,
+                 negation_must_agree: bool = False, entities_must_agree: bool = False):
         self.params = params
-        digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-        self.model_id = f"paraphrase-pair-lr-v1@{digest}"
+        self.thresholds = {sp: float((thresholds or {}).get(sp, params[sp]["threshold"])) for sp in ("en", "zh")}
+        self.numbers_must_agree = numbers_must_agree
+        self.negation_must_agree = negation_must_agree
+        self.entities_must_agree = entities_must_agree
+        payload = json.dumps([params, self.thresholds, numbers_must_agree, negation_must_agree]
+                             + ([True] if entities_must_agree else []), sort_keys=True)
+        self.model_id = f"paraphrase-pair-lr-v1@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+
+    def min_cosine(self, sp: str, probability: float) -> float:
+        """The lowest cosine at which some pair could still reach ``probability``: the other evidence at
+        the values that raise the probability most (each in [0, 1]; a number or negation difference only
+        where it is not vetoed). Pairs below it need not be judged at all."""
+        prm = self.params[sp]
+        w, mean, scale = np.asarray(prm["weights"]), np.asarray(prm["mean"]), np.asarray(prm["scale"])
+        # every other feature lies in [0, 1] (the linear term is largest at an end); a vetoed one is 0
+        ranges = {"numbers_differ": (0.0,) if self.numbers_must_agree else (0.0, 1.0),
+                  "negation_differs": (0.0,) if self.negation_must_agree else (0.0, 1.0)}
+        rest = prm["bias"] + sum(max(w[i] * (v - mean[i]) / scale[i] for v in ranges.get(name, (0.0, 1.0)))
+                                 for i, name in enumerate(FEATURES) if name != "cosine")
+        if w[0] <= 0:
+            return prm.get("floor", -1.0)
+        cos = mean[0] + scale[0] * (_logit(probability) - rest) / w[0]
+        return max(float(cos), prm.get("floor", -1.0))
 
     def probabilities(self, pairs: list[tuple[str, str, str, float]]) -> np.ndarray:
         out = np.zeros(len(pairs))
@@ -77,8 +140,18 @@ class PairClassifier:
             if idx:
                 x = np.stack([pair_features(pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3]) for i in idx])
                 out[idx] = probabilities(self.params[sp], x)
+        for i, (a, b, lang, _) in enumerate(pairs):
+            if self.vetoed(a, b, lang):
+                out[i] = 0.0
         return out
+
+    def vetoed(self, a: str, b: str, lang: str) -> bool:
+        """True when the two must not merge whatever else says so (numbers, negation or names differ, where
+        asked)."""
+        return (self.numbers_must_agree and numbers_differ(a, b)) or \
+            (self.negation_must_agree and negations(a, lang) != negations(b, lang)) or \
+            (self.entities_must_agree and entities_differ(a, b))
 
     def judge(self, pairs: list[tuple[str, str, str, float]]) -> list[tuple[bool, float]]:
         probs = self.probabilities(pairs)
-        return [(bool(p >= self.params[space(lang)]["threshold"]), float(p)) for (_, _, lang, _), p in zip(pairs, probs)]
+        return [(bool(p >= self.thresholds[space(lang)]), float(p)) for (_, _, lang, _), p in zip(pairs, probs)]

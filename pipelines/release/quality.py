@@ -97,7 +97,10 @@ def _qa_frame(path: Path):
         r["answer_ids_valid"] = (sorted(ids) == list(range(1, len(ids) + 1)) and len(used) == len(set(used))
                                  and all(1 <= i <= len(ids) for i in used))
         r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"])
-        for k in ("answers", "viewpoints", "flags"):
+        forms = [a["question"] for a in (r.get("aliases") or [])]
+        r["aliases_valid"] = bool(forms) and forms[0] == r["question"] and \
+            sum(a["count"] for a in r["aliases"]) == r["frequency"]
+        for k in ("answers", "viewpoints", "flags", "aliases"):
             r.pop(k, None)
     return pd.DataFrame(rows)
 
@@ -150,13 +153,16 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
     recall_floor = cfg.index.recall_floor
     results: list[dict] = _accepted_suites(v, E, staging, cfg.limits, stats)
     questions = pq.read_table(staging / QUESTIONS_FILE,
-                              columns=["question_key", "gec_score", "intent_score"]).to_pandas()
+                              columns=["question_key", "gec_score", "intent_score", "qid"]).to_pandas()
+    qa = _qa_frame(staging / QA_FILE)
+    # every question counted toward an entry points at an entry of the base (paraphrase merging)
+    questions["qid_in_base"] = questions["qid"].isna() | questions["qid"].isin(set(qa["qid"]) if len(qa) else set())
     results += v.run_suite("scored_questions", questions, [
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="gec_score", min_value=0.0, max_value=1.0)),
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="intent_score", min_value=0.0, max_value=1.0)),
         (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
+        (CRITICAL, E.ExpectColumnValuesToBeInSet(column="qid_in_base", value_set=[True])),
     ])
-    qa = _qa_frame(staging / QA_FILE)
     if len(qa):
         results += v.run_suite("qa_store", qa, [
             (CRITICAL, E.ExpectColumnValuesToBeUnique(column="qid")),
@@ -169,6 +175,8 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="rank_follows_frequency", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="answer_ids_valid", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="viewpoints_present", value_set=[True])),
+            # the representative is the first alias, and the entry's asks are its forms' asks summed
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="aliases_valid", value_set=[True])),
         ])
     index = pd.DataFrame([{"ntotal_matches_rows": index_facts["ntotal"] == len(qa),
                            "recall_at_10": float(index_facts.get("recall_at_10", 1.0))}])

@@ -10,8 +10,9 @@ in the manifest's checksums: they can be regenerated.
 
 Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed intent,
 top K, published), score histograms with the thresholds drawn, rejection reasons with
-examples, the frequency distribution of the base (log scale), question types, answers
-and viewpoints per question, languages, and time per stage.
+examples, paraphrase merges (the biggest entries with all their forms, and the merges the judge was least
+sure of, so a person can check them), the frequency distribution of the base (log scale), question types,
+answers and viewpoints per question, languages, and time per stage.
 """
 
 from __future__ import annotations
@@ -32,6 +33,23 @@ from schemas.errors import QabaseError
 from schemas.layout import QA_FILE, QUESTIONS_FILE, REJECTED_FILE
 
 EXAMPLES_PER_REASON = 3
+MERGES_SHOWN = 15
+
+
+def merges(questions: list[dict], qa: list[dict]) -> dict:
+    """The biggest merged entries (by number of forms) and the least sure merges (lowest judge probability)."""
+    biggest = sorted((r for r in qa if len(r["aliases"] or []) > 1),
+                     key=lambda r: (-len(r["aliases"]), r["rank"]))[:MERGES_SHOWN]
+    merged = [q for q in questions if q["merged_into_reason"]]
+    closest = sorted(merged, key=lambda q: (q["merge_probability"], q["question"]))[:MERGES_SHOWN]
+    return {
+        "merged_questions": len(merged),
+        "entries_with_aliases": sum(1 for r in qa if len(r["aliases"] or []) > 1),
+        "biggest": [{"rank": r["rank"], "question": r["question"], "frequency": r["frequency"],
+                     "forms": [[a["question"], a["count"]] for a in r["aliases"]]} for r in biggest],
+        "least_sure": [{"question": q["question"], "frequency": q["frequency"], "probability": q["merge_probability"],
+                        "reason": q["merged_into_reason"], "kept_entry": q["qid"] is not None} for q in closest],
+    }
 
 
 def collect(version_dir: Path, manifest: dict) -> dict:
@@ -39,11 +57,13 @@ def collect(version_dir: Path, manifest: dict) -> dict:
 
     c = manifest["counts"]
     questions = pq.read_table(version_dir / QUESTIONS_FILE,
-                              columns=["question", "lang", "gec_score", "intent_score", "kept", "reason"]).to_pylist()
+                              columns=["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason",
+                                       "qid", "merged_into_reason", "merge_probability"]).to_pylist()
     rejected = pq.read_table(version_dir / REJECTED_FILE, columns=["stage", "reason", "source", "position",
                                                                         "raw"]).to_pylist()
-    qa = pq.read_table(version_dir / QA_FILE, columns=["frequency", "qtype", "total_answers", "distinct_answers",
-                                                            "viewpoints", "lang", "flags"]).to_pylist()
+    qa = pq.read_table(version_dir / QA_FILE, columns=["rank", "question", "frequency", "qtype", "total_answers",
+                                                            "distinct_answers", "viewpoints", "lang", "flags",
+                                                            "aliases"]).to_pylist()
     cfg = manifest.get("config", {})
     examples: dict[str, list[dict]] = {}
     for r in rejected:
@@ -61,6 +81,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "funnel": [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
                    ["distinct questions", c["distinct_questions"]], ["passed GEC", c["passed_gec"]],
                    ["passed intent", c["passed_intent"]], ["passed both", c["passed_both"]],
+                   ["entries (paraphrases merged)", c.get("entries", c["passed_both"])],
                    ["top K", c.get("top_k", c["published"])], ["published", c["published"]]],
         "thresholds": {"gec": cfg.get("filter", {}).get("gec_threshold"),
                        "intent": cfg.get("filter", {}).get("intent_threshold")},
@@ -70,6 +91,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "question_rejections": dict(Counter(q["reason"] for q in questions if not q["kept"] and q["reason"])
                                     .most_common()),
         "question_rejection_examples": dropped_questions,
+        "merges": merges(questions, qa),
         "frequencies": [r["frequency"] for r in qa],
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
@@ -209,6 +231,16 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         img("intent_hist", "intent score histogram"), "</div>",
         "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
         "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
+        "<h2 id='merges'>Paraphrase merges</h2>",
+        f"<p>{f['merges']['merged_questions']:,} distinct questions counted toward another question's entry; "
+        f"{f['merges']['entries_with_aliases']:,} published entries have more than one form. "
+        "Biggest entries (every form with its asks; the first is the entry's text):</p>",
+        _table([[m["rank"], m["frequency"], " | ".join(f"{q} ({n})" for q, n in m["forms"])]
+                for m in f["merges"]["biggest"]] or [["none", "", ""]], ["rank", "asks", "forms"]),
+        "<p>Least sure merges (lowest judge probability first): check these.</p>",
+        _table([[m["probability"], m["question"], m["frequency"], m["reason"], "yes" if m["kept_entry"] else "no"]
+                for m in f["merges"]["least_sure"]] or [["none", "", "", "", ""]],
+               ["probability", "question", "asks", "merged", "entry in base"]),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
         img("per_question", "answers and viewpoints per question"), "</div>",
         _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),

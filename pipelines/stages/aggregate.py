@@ -21,6 +21,8 @@ def qa_row(kept: KeptQuestion, answers: list[AnswerCount], total: int, distinct:
         "viewpoints": [{"summary": v.summary, "answer_ids": list(v.answer_ids)} for v in agg.viewpoints],
         "answers": [{"answer_id": a.answer_id, "text": a.text, "count": a.count} for a in answers],
         "total_answers": total, "distinct_answers": distinct, "method": agg.method, "flags": list(agg.flags),
+        "aliases": [{"question": text, "count": int(n)} for text, n in kept.aliases]
+        or [{"question": q.question, "count": q.frequency}],
         "vector": kept.vector,
     }
 

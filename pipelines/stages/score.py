@@ -1,8 +1,8 @@
 """Stage ``score``: each distinct question once: GEC and intent, kept iff gec > e1 and intent > e2.
 
 Scores, the details of which signals fired, and the reason are recorded for every
-distinct question. Embeddings computed for intent are passed on (for kept
-questions) so later stages don't embed the same text again with the same model.
+distinct question. Embeddings computed for intent are passed on so later stages (paraphrase
+merging, the index) don't embed the same text again with the same model.
 """
 
 from __future__ import annotations
@@ -40,14 +40,16 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
         passed_gec = g_score > filt.gec_threshold
         passed_intent = i_score > filt.intent_threshold
         space = intent.space(q.lang)
-        reuse = {embedders[space].model_id: vectors[i]} if passed_gec and passed_intent and space in embedders \
-            else {}
+        # every question's vector goes on: the paraphrase stage compares all of them (a typo'd form still
+        # joins its entry), and the index reuses the representative's
+        reuse = {embedders[space].model_id: vectors[i]} if space in embedders else {}
         out.append(ScoredQuestion(
             key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
             gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),
             gec_details=details_json(g_details),
             intent_details=details_json(i_details),
-            passed_gec=passed_gec, passed_intent=passed_intent, vectors=reuse))
+            passed_gec=passed_gec, passed_intent=passed_intent, vectors=reuse, first_seen=q.first_seen,
+            answers=q.answers))
     return out
 
 

@@ -59,7 +59,14 @@ def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject
     answer_key = normalize_key(answer) or answer
     lang = _lang_from_hint(row.lang_hint) or detect_lang(question)
     row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
-    return AcceptedRow(key, question, answer, answer_key, lang, row_id)
+    return AcceptedRow(key, question, answer, answer_key, lang, row_id, seen_order(row))
+
+
+def seen_order(row: RawRow) -> str:
+    """A string that sorts rows by when they were logged: the logged timestamp (as text) if any, then file and
+    position (a day's file read in an increment or in a full rebuild gives the same string)."""
+    stamp = "" if row.timestamp is None else str(row.timestamp)
+    return f"{stamp}\x1f{row.source}\x1f{row.position:012d}\x1f{row.turn:04d}"
 
 
 class ValidateFn(beam.DoFn):

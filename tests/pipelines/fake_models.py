@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.aggregators.embedding import EmbeddingAggregator
+from models.paraphrase.evidence import content_tokens, negations, numbers_differ
+from models.paraphrase.pair_classifier import space
 from models.qtype import QuestionTypeClassifier
-from models.registry import ScoringModels
+from models.registry import ParaphraseModels, ScoringModels
 
 DIM = 64
 _TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
@@ -74,6 +76,29 @@ class QuestionMarkIntent:
         return self.score_with_vectors(texts, langs)[0]
 
 
+class OverlapJudge:
+    """Same question when the content words overlap enough (Jaccard >= 0.6) and numbers and negation agree."""
+
+    model_id = "fake-overlap-judge-v1"
+    thresholds = {"en": 0.6, "zh": 0.6}
+
+    def min_cosine(self, sp: str, probability: float) -> float:
+        return -1.0
+
+    def vetoed(self, a, b, lang):
+        return numbers_differ(a, b) or negations(a, lang) != negations(b, lang)
+
+    def judge(self, pairs):
+        out = []
+        for a, b, lang, _ in pairs:
+            ta, tb = content_tokens(a, lang), content_tokens(b, lang)
+            p = len(ta & tb) / max(len(ta | tb), 1)
+            if self.vetoed(a, b, lang):
+                p = 0.0
+            out.append((p >= self.thresholds[space(lang)], p))
+        return out
+
+
 @dataclass(frozen=True)
 class FakeModels:
     """A ModelFactory (models.registry) of the fakes above; real qtype and aggregation code on the fake embedder."""
@@ -90,7 +115,10 @@ class FakeModels:
     def aggregator(self) -> EmbeddingAggregator:
         return EmbeddingAggregator(HashEmbedder())
 
+    def paraphrase(self) -> ParaphraseModels:
+        return ParaphraseModels(OverlapJudge(), {"en": HashEmbedder(), "zh": HashEmbedder()})
+
     def identities(self) -> dict[str, str]:
         emb = HashEmbedder.model_id
-        return {"gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id, "intent": QuestionMarkIntent.model_id,
+        return {"paraphrase": OverlapJudge.model_id,"gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id, "intent": QuestionMarkIntent.model_id,
                 "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]", "aggregator": f"embedding[{emb}]"}

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.slow
 
 # the top-K boundary falls inside the demo's questions, so it moves as days are added
 OVERRIDES = {"filter.top_k": 60}
+NEW_FORM = "Who was the writer of Romeo and Juliet?"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,12 @@ def days(tmp_path_factory):
         (folder / "logs.jsonl").write_text("\n".join(chunk) + "\n", encoding="utf-8")
         out.append(folder)
     shutil.copy(next(p for p in demo if p.name == "demo_chat.jsonl"), out[2] / "chat.jsonl")
+    # day 3 brings a new form of an existing question, asked more than any of its earlier forms
+    answers = ["William Shakespeare wrote Romeo and Juliet.", "It was written by Shakespeare.",
+               "Shakespeare, around 1595."]
+    (out[2] / "new_form.jsonl").write_text("".join(
+        json.dumps({"question": NEW_FORM, "answer": answers[i % 3], "timestamp": f"2026-11-03T20:{i:02d}:00Z"}) + "\n"
+        for i in range(45)), encoding="utf-8")
     return out
 
 
@@ -53,7 +60,7 @@ def test_three_daily_increments_equal_one_full_rebuild(builds):
     last = daily[-1]
     assert [b.manifest["increment"]["mode"] for b in daily] == ["full", "incremental", "incremental"]
     inc = daily[2].manifest["increment"]
-    assert len(inc["skipped_files"]) == 2 and len(inc["new_files"]) == 2 and inc["base_version"] == daily[1].version
+    assert len(inc["skipped_files"]) == 2 and len(inc["new_files"]) == 3 and inc["base_version"] == daily[1].version
     for name in ("qa.parquet", "questions.parquet", "rejected.parquet", "accepted_sample.parquet",
                  "state/questions.parquet"):
         a, b = _table(last.path, name), _table(full.path, name)
@@ -68,6 +75,24 @@ def test_three_daily_increments_equal_one_full_rebuild(builds):
     # questions seen before were not scored again
     caches = last.manifest["caches"]
     assert caches["score"]["hits"] > 0 and caches["score"]["misses"] < last.manifest["counts"]["distinct_questions"]
+
+
+def test_a_new_form_joins_its_entry_which_keeps_its_qid(builds):
+    """Paraphrase merging across increments: day 3's new form joins the entry of its earlier forms (in the
+    increments as in the full rebuild, compared above) and, asked most, becomes the entry's text; the qid
+    stays, because it comes from the form asked first."""
+    daily, _, _ = builds
+
+    def romeo(build):
+        rows = _table(build.path, "qa.parquet").to_pylist()
+        return next(r for r in rows if any("Romeo and Juliet" in a["question"] for a in r["aliases"]))
+
+    before, after = romeo(daily[1]), romeo(daily[2])
+    assert before["question"] != NEW_FORM and after["question"] == NEW_FORM
+    assert after["qid"] == before["qid"]
+    forms_before = {a["question"] for a in before["aliases"]}
+    assert len(forms_before) >= 2 and forms_before | {NEW_FORM} == {a["question"] for a in after["aliases"]}
+    assert after["frequency"] == sum(a["count"] for a in after["aliases"]) > before["frequency"] + 44
 
 
 def test_the_same_logical_day_twice_changes_nothing(builds, days):

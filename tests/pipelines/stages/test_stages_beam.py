@@ -18,18 +18,23 @@ from pipelines.stages.count import (
     to_question_stats,
 )
 from pipelines.stages.group import answer_group
-from pipelines.stages.select import SelectTopK, question_row
+from pipelines.stages.paraphrase import make_entry
+from pipelines.stages.select import SelectTopK, question_rows
 from schemas.records import AcceptedRow, ScoredQuestion
 
 
-def _row(q, a="ans", key=None):
+def _row(q, a="ans", key=None, seen="1"):
     from schemas.text import normalize_key
 
-    return AcceptedRow(key or normalize_key(q), q, a, normalize_key(a), "en", "f:1")
+    return AcceptedRow(key or normalize_key(q), q, a, normalize_key(a), "en", "f:1", seen)
 
 
 def _scored(key, freq, ok=True):
     return ScoredQuestion(key, key, freq, "en", 1, 0.9, 0.9, "{}", "{}", ok, ok, {})
+
+
+def _entry(q):
+    return make_entry(q.key, [q], {})
 
 
 def test_most_frequent_breaks_ties_by_text():
@@ -41,8 +46,10 @@ def test_answer_group_merges_caps_and_numbers():
     acc = fn.create_accumulator()
     for key, text in [("paris", "Paris"), ("paris", "Paris."), ("paris", "Paris"), ("lyon", "Lyon"),
                       ("nice", "Nice"), ("nice", "Nice")]:
-        acc = fn.add_input(acc, ("Q?", "en", key, text))
-    merged = fn.merge_accumulators([acc, (Counter({"Q?": 1}), Counter({"en": 1}), {"lyon": Counter({"Lyon": 1})})])
+        acc = fn.add_input(acc, ("Q?", "en", key, text, "2"))
+    merged = fn.merge_accumulators([acc, (Counter({"Q?": 1}), Counter({"en": 1}), {"lyon": Counter({"Lyon": 1})},
+                                          "1")])
+    assert merged[3] == "1"  # the earliest row of either
     top, total, distinct = answer_group(merged[2], max_answers=2)
     assert [(a.answer_id, a.text, a.count) for a in top] == [(1, "Paris", 3), (2, "Lyon", 2)]
     assert (total, distinct) == (7, 3)
@@ -52,7 +59,7 @@ def test_count_questions_graph():
     rows = [_row("What is X?"), _row("what is x"), _row("What is X?"), _row("Why Y?")]
     with TestPipeline() as p:
         out = p | beam.Create(rows) | CountQuestions() | beam.Map(
-            lambda kv: to_question_stats(kv[0], kv[1][0], kv[1][1])) | beam.Map(
+            lambda kv: to_question_stats(kv[0], kv[1])) | beam.Map(
             lambda q: (q.key, q.question, q.frequency, q.surface_forms))
         assert_that(out, equal_to([("what is x", "What is X?", 3, 2), ("why y", "Why Y?", 1, 1)]))
 
@@ -60,7 +67,7 @@ def test_count_questions_graph():
 def test_select_top_k_ranks_by_frequency_then_key():
     scored = [_scored("b", 5), _scored("a", 5), _scored("c", 9), _scored("d", 1), _scored("e", 99, ok=False)]
     with TestPipeline() as p:
-        sel = p | beam.Create(scored) | SelectTopK(3)
+        sel = p | beam.Create([_entry(q) for q in scored]) | SelectTopK(3)
         ranked = sel["ranked"] | beam.Map(lambda rq: (rq[0], rq[1].key))
         assert_that(ranked, equal_to([(1, "c"), (2, "a"), (3, "b")]), label="ranked")
         assert_that(sel["ranks"], equal_to([{"c": 1, "a": 2, "b": 3}]), label="ranks")
@@ -68,17 +75,18 @@ def test_select_top_k_ranks_by_frequency_then_key():
 
 def test_question_row_reasons():
     ranks = {"a": 1}
-    assert question_row(_scored("a", 3), ranks)["reason"] == ""
-    assert question_row(_scored("b", 2), ranks)["reason"] == "below_top_k"
-    low = _scored("c", 9)._replace(passed_gec=False)
-    row = question_row(low, ranks)
+    (row,) = question_rows(_entry(_scored("a", 3)), ranks)
+    assert row["reason"] == "" and row["kept"] and row["qid"] is not None
+    (row,) = question_rows(_entry(_scored("b", 2)), ranks)
+    assert row["reason"] == "below_top_k" and row["qid"] is None
+    (row,) = question_rows(_entry(_scored("c", 9)._replace(passed_gec=False)), ranks)
     assert row["reason"] == "low_gec" and row["kept"] is False and row["rank"] is None
 
 
 def test_state_round_trips_and_folding_two_days_equals_counting_them_together():
     """Counts are added, so (day 1 state) + day 2 rows == day 1 + day 2 rows; the saved record round-trips."""
-    day1 = [_row("What is X?", "One."), _row("what is x", "one"), _row("Why Y?", "No.")]
-    day2 = [_row("What is X?", "Two."), _row("why y", "No."), _row("How Z?", "So.")]
+    day1 = [_row("What is X?", "One.", seen="1b"), _row("what is x", "one", seen="1a"), _row("Why Y?", "No.")]
+    day2 = [_row("What is X?", "Two.", seen="2"), _row("why y", "No.", seen="0"), _row("How Z?", "So.", seen="2")]
     fn = QuestionStateFn()
 
     def fold(rows, start=None):
@@ -93,6 +101,8 @@ def test_state_round_trips_and_folding_two_days_equals_counting_them_together():
     continued = fold(day2, continued)
     assert {k: state_record((k, v)) for k, v in continued.items()} == \
         {k: state_record((k, v)) for k, v in together.items()}
+    assert state_record(("what is x", together["what is x"]))["first_seen"] == "1a"
+    assert state_record(("why y", continued["why y"]))["first_seen"] == "0"
     assert state_record(("what is x", together["what is x"]))["answers"] == [
         {"answer_key": "one", "forms": [{"text": "One.", "count": 1}, {"text": "one", "count": 1}]},
         {"answer_key": "two", "forms": [{"text": "Two.", "count": 1}]}]

