@@ -85,7 +85,7 @@ def merge_quality(groups: list[list[str]], rows: int, seed: int) -> dict:
     return {"quality": out}
 
 
-def run_one(rows: int, seed: int) -> dict:
+def run_one(rows: int, seed: int, overrides: dict | None = None) -> dict:
     import apache_beam as beam
 
     from generate_logs import generate
@@ -101,6 +101,8 @@ def run_one(rows: int, seed: int) -> dict:
     questions = distinct_questions(data)
     count_s = time.perf_counter() - t
     cfg = BuildConfig()
+    if overrides:
+        cfg = dataclasses.replace(cfg, paraphrase=dataclasses.replace(cfg.paraphrase, **overrides))
     cache = HERE / "data" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     factory = RegistryModels(cfg.models, cfg.aggregation, str(cache), cfg.paraphrase)
@@ -149,9 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, action="append", help="rows to generate (repeatable); default 100000")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=NUMBER",
+                    help="a paraphrase setting, e.g. answers_min_overlap=0 (the judge alone)")
     args = ap.parse_args(argv)
+    overrides = {k: float(v) if "." in v else int(v) for k, v in (kv.split("=", 1) for kv in args.set)}
     for rows in args.rows or [100_000]:
-        r = run_one(rows, args.seed)
+        r = run_one(rows, args.seed, overrides)
         q = r["quality"]
         print(f"  merge decisions against the generator's base questions: en precision {q['en']['precision']}, "
               f"recall {q['en']['recall']}; zh precision {q['zh']['precision']}, recall {q['zh']['recall']}")

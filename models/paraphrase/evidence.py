@@ -59,7 +59,7 @@ def negations(text: str, lang: str) -> int:
     return len(_EN_NEGATION.findall(text.lower()))
 
 
-_WORD_CASED = re.compile(r"[^\W_]+", re.UNICODE)
+_WORD_CASED = re.compile(r"[^\W_\u3000-\u9fff\uac00-\ud7af]+")  # words of alphabets (DNA in DNA的全称 too)
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -36,7 +36,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.paraphrase.evidence import answer_overlap, answers_disagree
 from models.paraphrase.pair_classifier import space
 from models.registry import ModelFactory
-from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter
+from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, metered_call
 from schemas.config import ParaphraseConfig
 from schemas.records import Entry, ScoredQuestion
 from schemas.text import question_id
@@ -163,6 +163,10 @@ def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[s
         attached.setdefault(a, (b, -neg_p, overlap[(a, b)]))
         attached.setdefault(b, (a, -neg_p, overlap[(a, b)]))
     return {k: (root[k], *attached[k]) for k in root}
+
+
+def _link_sorted(judged: list[tuple], answers_min_overlap: float) -> dict:
+    return link_groups(sorted(judged), answers_min_overlap)
 
 
 def make_entry(group_id: str, questions, links: dict) -> Entry:
@@ -315,7 +319,7 @@ class MergeParaphrases(beam.PTransform):
                      | "OnePerPair" >> beam.CombinePerKey(max))
             links = (pairs
                      | "AllPairs" >> beam.combiners.ToList()
-                     | "LinkGroups" >> beam.Map(lambda judged, m: link_groups(sorted(judged), m),
+                     | "LinkGroups" >> beam.Map(lambda judged, m: metered_call(STAGE, _link_sorted, judged, m),
                                               m=self._cfg.answers_min_overlap))
         else:
             questions = scored

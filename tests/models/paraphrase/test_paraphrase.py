@@ -133,3 +133,4 @@ def test_names_must_agree():
     assert not entities_differ("What is the capital of France?", "what is the capital of france")
     assert not entities_differ("What does HTTP 404 mean?", "What does a 404 error mean?")
     assert not entities_differ("Celsius to Fahrenheit formula?", "How do I convert Celsius to Fahrenheit?")
+    assert entities("DNA的全称是什么？") == {"dna"} and not entities_differ("DNA的全称是什么？", "DNA全称是什么?")
