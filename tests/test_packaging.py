@@ -77,4 +77,4 @@ def test_installed_qabase_builds_and_queries_the_demo(wheel, tmp_path):
     assert found.returncode == 0, found.stderr[-2000:]
     assert "password" in found.stdout.lower()
     manifest = json.loads((tmp_path / "base" / "latest" / "manifest.json").read_text())
-    assert manifest["counts"]["published"] > 50
+    assert manifest["counts"]["published"] >= 45 and manifest["counts"]["merged_questions"] > 50  # paraphrases merged

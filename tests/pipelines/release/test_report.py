@@ -99,7 +99,8 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
         return facts
 
     monkeypatch.setattr(outputs, "write_store", corrupting_write_store)
-    with pytest.raises(PublishError, match=r"quality gate: 2 critical expectation\(s\) failed .*qid.*gec_score"):
+    # the duplicate qid also leaves a counted question pointing at no entry (qid_in_base)
+    with pytest.raises(PublishError, match=r"quality gate: 3 critical expectation\(s\) failed .*qid_in_base.*qid.*gec_score"):
         run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}), full_rebuild=True)
     assert (base / "latest").resolve() == first.path  # unchanged
     failed = list((base / "failed").glob("*/report.html"))
