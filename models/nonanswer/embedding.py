@@ -1,0 +1,77 @@
+"""``embedding``: a logistic regression over the answer's embedding and how much it adds to its question.
+
+Features: the embedder's vector of the answer's opening (its first 200 characters: refusals, "I don't
+have real-time data" and restatements say so at once), the number of content words (characters in
+Chinese) the answer adds to the question's own (log), whether it states a figure the question did not,
+and its length (log). Trained by ``python -m models.tools.train_nonanswer`` on hand-labelled answers
+(benchmarks/nonanswer_dev.tsv), measured on others (benchmarks/nonanswer_heldout.tsv); the keyword
+rules (models.nonanswer.rules) name the reason when one of their families matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from models.nonanswer.rules import RuleNonAnswer
+from models.nonanswer.tokens import new_tokens
+from schemas.errors import ModelLoadError
+
+PACKAGED = Path(__file__).resolve().parents[1] / "data" / "nonanswer_lr.json"
+OPENING_CHARS = 200
+_DIGIT = re.compile(r"\d")
+
+
+def answer_features(embedder, items: list[tuple[str, str, str]]) -> np.ndarray:
+    """One row per (question, answer, language): the answer opening's vector, then the three counts."""
+    if not items:
+        return np.zeros((0, embedder.dim + 3))
+    vecs = np.asarray(embedder.embed([a[:OPENING_CHARS] for _, a, _ in items]), dtype=np.float64)
+    extra = [[np.log1p(new_tokens(q, a)), float(bool(_DIGIT.search(a)) and not _DIGIT.search(q)), np.log1p(len(a))]
+             for q, a, _ in items]
+    return np.hstack([vecs, np.array(extra)])
+
+
+def apply_logistic(params: dict, x: np.ndarray) -> np.ndarray:
+    """P(non-answer) per row of ``x`` under standardised logistic parameters (fit_logistic's layout)."""
+    z = (x - np.asarray(params["mean"])) / np.asarray(params["scale"])
+    return 1.0 / (1.0 + np.exp(-(z @ np.asarray(params["weights"]) + params["bias"])))
+
+
+def load_params(path: str | Path | None = None) -> dict:
+    p = Path(path) if path else PACKAGED
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"model: non-answer parameters not found: {p}") from None
+
+
+class EmbeddingNonAnswer:
+    """A :class:`models.nonanswer.base.NonAnswerDetector` from trained parameters (on ``embedder``'s space)."""
+
+    def __init__(self, embedder, params: dict):
+        if params.get("embedder") and params["embedder"] != embedder.model_id:
+            raise ModelLoadError(f"model: the non-answer head was trained on {params['embedder']}, not "
+                                 f"{embedder.model_id}; retrain it with python -m models.tools.train_nonanswer")
+        self.embedder = embedder
+        self.params = params
+        self._rules = RuleNonAnswer()
+        digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+        self.model_id = f"nonanswer-embedding-lr-v1@{digest}[{embedder.model_id}]"
+
+    def probabilities(self, items: list[tuple[str, str, str]]) -> np.ndarray:
+        return apply_logistic(self.params, answer_features(self.embedder, items)) if items else np.zeros(0)
+
+    def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
+        out = []
+        for (q, a, lang), p in zip(items, self.probabilities(items)):
+            if p < self.params.get("threshold", 0.5):
+                out.append((round(float(p), 6), ""))
+                continue
+            _, family = self._rules.judge(q, a, lang)
+            out.append((round(float(p), 6), family or "non_answer"))
+        return out

