@@ -8,6 +8,7 @@ matters, which the cosine alone hardly sees. Each function here is cheap and nee
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
 import numpy as np
@@ -63,10 +64,15 @@ _WORD_CASED = re.compile(r"[^\W_\u3000-\u9fff\uac00-\ud7af]+")  # words of alpha
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD_CASED.findall(text))
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def entities(text: str) -> frozenset[str]:
     """Names as written: words with a capital letter (Finland, Helsinki, iPhone, HTTP), case-folded; not "I",
     nor a first word that is merely capitalised (grammar does that). Chinese has no such mark: none."""
-    words = _WORD_CASED.findall(text)
+    words = _words(text)
     named = [w for i, w in enumerate(words) if w != "I" and any(ch.isupper() for ch in w)
              and (i > 0 or not (w[0].isupper() and w[1:].islower()))]  # "iPhone or Android?" names iPhone
     return frozenset(w.lower() for w in named)
@@ -76,8 +82,8 @@ def entities_differ(a: str, b: str) -> bool:
     """True when each names something the other does not mention at all ("rate of Finland" / "rate of
     Helsinki"): a substitution of names. A form that names nothing ("what is the capital of france", typed
     in lower case) or only adds one ("What does HTTP 404 mean?" / "What does a 404 error mean?") does not."""
-    wa = {w.lower() for w in _WORD_CASED.findall(a)}
-    wb = {w.lower() for w in _WORD_CASED.findall(b)}
+    wa = {w.lower() for w in _words(a)}
+    wb = {w.lower() for w in _words(b)}
     return bool(entities(a) - wb) and bool(entities(b) - wa)
 
 
@@ -123,13 +129,10 @@ def _says_something(answer: str) -> bool:
 
 
 def answer_signature(answers: dict, top: int = 10) -> tuple:
-    """A question's answers as ((hash of the normalised answer, count), ...) for its ``top`` most frequent
-    distinct answers that say something (:func:`_says_something`): small enough to travel with every
-    distinct question."""
-    import hashlib
-
-    ranked = sorted(((sum(forms.values()) if isinstance(forms, dict) else int(forms), key)
-                     for key, forms in answers.items() if _says_something(key)),
+    """A question's answers (``{normalised answer: counts of its surface forms}``, as the count stage keeps
+    them) as ((hash of the normalised answer, count), ...) for its ``top`` most frequent distinct answers
+    that say something (:func:`_says_something`): small enough to travel with every distinct question."""
+    ranked = sorted(((sum(forms.values()), key) for key, forms in answers.items() if _says_something(key)),
                     key=lambda ck: (-ck[0], ck[1]))[:top]
     return tuple(sorted((int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big"), n)
                         for n, key in ranked))

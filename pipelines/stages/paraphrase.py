@@ -169,7 +169,7 @@ def _link_sorted(judged: list[tuple], answers_min_overlap: float) -> dict:
     return link_groups(sorted(judged), answers_min_overlap)
 
 
-def make_entry(group_id: str, questions, links: dict) -> Entry:
+def make_entry(questions, links: dict) -> Entry:
     """The entry of one group's members (see the module docstring); ``links``: :func:`link_groups`' output."""
     members = sorted(questions, key=lambda q: (-q.frequency, q.key))
     rep = next((q for q in members if q.passed_gec and q.passed_intent), None)
@@ -231,13 +231,25 @@ def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tup
     return out
 
 
+def answers_cosine(cfg: ParaphraseConfig, sp: str) -> float:
+    """The cosine above which the chatbot's answers may link a pair in space ``sp``."""
+    return cfg.answers_min_cosine_en if sp == "en" else cfg.answers_min_cosine_zh
+
+
+def candidate_cosine(judge, cfg: ParaphraseConfig, sp: str) -> float:
+    """The lowest cosine a neighbour needs to matter at all: where the judge could still reach the chain
+    guard, or (with answer evidence on) where the answers could link it."""
+    lowest = judge.min_cosine(sp, cfg.chain_guard * judge.thresholds[sp])
+    return min(lowest, answers_cosine(cfg, sp)) if cfg.answers_min_overlap > 0 else lowest
+
+
 def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) -> list[tuple]:
     """Candidates (neighbour_candidates) -> ``((a, b), (probability, same?, cosine, answer overlap, linked?,
     answers a, answers b))`` for the pairs that are "same", pass the chain guard (linked), or are near: above
     the answers' cosine bar and not vetoed (the module docstring, steps 2 and 3)."""
     floor = cfg.chain_guard * judge.thresholds[sp]
     use_answers = cfg.answers_min_overlap > 0
-    answers_cos = cfg.answers_min_cosine_en if sp == "en" else cfg.answers_min_cosine_zh
+    answers_cos = answers_cosine(cfg, sp)
     # below this cosine the judge cannot reach the guard (min_cosine): only the answers can link such a pair
     lowest = judge.min_cosine(sp, floor)
     judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest]
@@ -281,13 +293,9 @@ class FindPairsFn(beam.DoFn):
                 ident = (sp, len(table.keys), table.keys[0], table.keys[-1])
                 if self._indexes.get(sp, (None,))[0] != ident:
                     self._indexes[sp] = (ident, knn_index(table.vectors))
-                cfg = self._cfg
-                min_cos = self._judge.min_cosine(sp, cfg.chain_guard * self._judge.thresholds[sp])
-                if cfg.answers_min_overlap > 0:
-                    min_cos = min(min_cos, cfg.answers_min_cosine_en if sp == "en" else cfg.answers_min_cosine_zh)
                 cands = neighbour_candidates(table, self._indexes[sp][1], [p for p in batch if p[0] == sp],
-                                             cfg.neighbours, min_cos)
-                out.extend(judge_candidates(self._judge, cands, sp, cfg))
+                                             self._cfg.neighbours, candidate_cosine(self._judge, self._cfg, sp))
+                out.extend(judge_candidates(self._judge, cands, sp, self._cfg))
         yield from out
 
     def finish_bundle(self):
@@ -329,6 +337,6 @@ class MergeParaphrases(beam.PTransform):
                    | "KeyByGroup" >> beam.Map(lambda q, ln: (ln[q.key][0] if q.key in ln else q.key, q),
                                               ln=beam.pvalue.AsSingleton(links))
                    | "GroupMembers" >> beam.GroupByKey()
-                   | "MakeEntries" >> beam.Map(lambda kv, ln: make_entry(kv[0], kv[1], ln),
+                   | "MakeEntries" >> beam.Map(lambda kv, ln: make_entry(kv[1], ln),
                                                ln=beam.pvalue.AsSingleton(links)))
         return {"entries": entries, "pairs": pairs}

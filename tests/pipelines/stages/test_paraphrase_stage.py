@@ -60,7 +60,7 @@ def test_entry_sums_asks_takes_the_most_asked_clean_form_and_keeps_the_first_ask
     first = _q("How do I reset my password?", 20, seen="1")
     links = link_groups(_judged((typo.key, clean.key, 0.9, True), (clean.key, first.key, 0.9, True),
                                 (typo.key, first.key, 0.9, True)))
-    entry = make_entry(min(q.key for q in (typo, clean, first)), [first, typo, clean], links)
+    entry = make_entry([first, typo, clean], links)
     assert entry.representative.question == "How can I reset my password?"  # the typo'd form is asked most
     assert entry.representative.frequency == 100 and entry.representative.surface_forms == 3
     assert entry.qid == question_id(first.key)  # asked first: stays when a form is asked more later
@@ -75,7 +75,7 @@ def test_entry_sums_asks_takes_the_most_asked_clean_form_and_keeps_the_first_ask
 
 def test_an_entry_without_a_clean_form_cannot_enter_the_base():
     a, b = _q("helo wrld", 9, passed=False), _q("hello wrld", 3, passed=False)
-    entry = make_entry(a.key, [a, b], link_groups(_judged((a.key, b.key, 0.9, True))))
+    entry = make_entry([a, b], link_groups(_judged((a.key, b.key, 0.9, True))))
     assert entry.representative is None
     rows = question_rows(entry, {})
     assert all(r["qid"] is None and r["reason"] == "low_gec" and not r["kept"] for r in rows)

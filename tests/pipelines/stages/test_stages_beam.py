@@ -34,7 +34,7 @@ def _scored(key, freq, ok=True):
 
 
 def _entry(q):
-    return make_entry(q.key, [q], {})
+    return make_entry([q], {})
 
 
 def test_most_frequent_breaks_ties_by_text():
