@@ -105,7 +105,7 @@ def run_one(rows: int, seed: int, overrides: dict | None = None) -> dict:
         cfg = dataclasses.replace(cfg, paraphrase=dataclasses.replace(cfg.paraphrase, **overrides))
     cache = HERE / "data" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
-    factory = RegistryModels(cfg.models, cfg.aggregation, str(cache), cfg.paraphrase)
+    factory = RegistryModels.of(cfg, str(cache))
     embedders = factory.paraphrase().embedders
     t = time.perf_counter()
     placed = []

@@ -1,18 +1,30 @@
-"""Chit-chat against real requests: how well the intent scorer keeps one and drops the other (issue 14).
+"""Chit-chat against real requests, held out: how well the intent scorer keeps one and drops the other (issue 14).
 
-    python benchmarks/smalltalk_eval.py [--data ../shared/data] [--requests 200] [--intent prototype]
+    python benchmarks/smalltalk_eval.py [--data ../shared/data] [--intent prototype] [--cache DIR] [--json OUT]
 
-Small talk: benchmarks/smalltalk.jsonl (written for this project: 60 English and 60 Chinese turns aimed
-at the bot or the user's own life, "Do you have any pets?", "你今天吃饭了吗？"), with 50 Chinese requests of
-the kind a Chinese chatbot gets (连续吐了一个晚上怎么办, 唐宋八大家是哪八位). English requests: a seeded
-sample of CLINC150 val utterances (../shared/data; left out when absent). Per language: intent AUROC
-(requests over small talk), the share of each kept at the default threshold (filter.intent_threshold),
-and the same AUROC for a length-only baseline.
+Held-out rows only (the chit-chat head is fitted on benchmarks/smalltalk_dev.jsonl, CLINC150 train and
+LCQMC's even lines by ``python -m models.tools.train_chitchat``, which prints the development table):
+
+* small talk (label 0) and written requests (label 1): benchmarks/smalltalk.jsonl (the baseline set:
+  60 + 60 turns, 50 Chinese requests) and benchmarks/smalltalk_heldout.jsonl (written after the head
+  was fitted: PersonaChat-style turns, the issue's examples, persona templates of their own, and
+  requests in both languages);
+* English requests: CLINC150 **val**, in scope, without the small_talk domain (2,700);
+* side columns, kept at the threshold only: CLINC150 val's small_talk domain ("what are your
+  hobbies": chit-chat, so lower is right), LCQMC's odd lines (600 Baidu Zhidao questions, a few
+  of them chit-chat) and BQ (500 bank customer-service questions).
+
+Per language: AUROC (written + CLINC requests in English, written in Chinese, over small talk) and the
+share kept at the default threshold (filter.intent_threshold), for the previous default (the prototype
+score alone), the scorer named by ``--intent`` (default: today's default, capped by the chit-chat
+head), and two trivial baselines: text length (its cut set on the development rows to keep 95% of
+their requests) and a keyword list (dropped when it has a second-person word: you/your/u…, 你).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import random
 import sys
@@ -22,48 +34,66 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 
-def labelled(data: Path, n_requests: int) -> list[dict]:
-    rows = [json.loads(line) for line in open(HERE / "smalltalk.jsonl", encoding="utf-8")]
-    clinc = data / "clinc150" / "clinc150_train_val.json"
-    if clinc.is_file():
-        val = sorted({u for u, _ in json.loads(clinc.read_text(encoding="utf-8"))["val"]})
-        rows += [{"text": t, "label": 1, "lang": "en", "kind": "request"}
-                 for t in random.Random(0).sample(val, min(n_requests, len(val)))]
+def bq_questions(data: Path, n: int, seed: int = 0) -> list[dict]:
+    with open(data / "paraphrase_zh" / "bq_dev.csv", encoding="utf-8-sig", newline="") as f:
+        pool = sorted({row["sentence1"].strip() for row in csv.DictReader(f) if row["sentence1"].strip()})
+    picked = random.Random(seed).sample(pool, min(n, len(pool)))
+    return [{"text": t, "label": 1, "lang": "zh", "kind": "bq", "source": "bq"} for t in picked]
+
+
+def heldout_rows(data: Path) -> list[dict]:
+    from models.tools.train_chitchat import clinc_requests, lcqmc_questions, read_rows
+
+    rows = [dict(r, set="smalltalk.jsonl") for r in read_rows(HERE / "smalltalk.jsonl")]
+    rows += [dict(r, set="smalltalk_heldout.jsonl" if r["kind"] != "persona_template" else "persona templates")
+             for r in read_rows(HERE / "smalltalk_heldout.jsonl")]
+    if (data / "clinc150").is_dir():
+        requests, chat = clinc_requests(data, "val", None)
+        rows += requests + [dict(r, source="clinc_small_talk") for r in chat]
+    if (data / "paraphrase_zh").is_dir():
+        fitted = {r["text"] for r in lcqmc_questions(data, 0, 10**9)}
+        rows += lcqmc_questions(data, 1, 600, exclude=fitted) + bq_questions(data, 500)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
-    ap.add_argument("--requests", type=int, default=200, help="CLINC150 val utterances as English requests")
     ap.add_argument("--intent", default="prototype", help="models.intent: prototype or classifier:/dir")
+    ap.add_argument("--cache", type=Path, help="a folder for a vector cache")
+    ap.add_argument("--json", type=Path, help="also write the table as JSON")
     args = ap.parse_args(argv)
-    from models.registry import intent_scorer
-    from models.tools.evaluate import auroc
-    from schemas.config import FilterConfig, ModelsConfig
+    import numpy as np
 
-    rows = labelled(args.data, args.requests)
-    scorer = intent_scorer(ModelsConfig(intent=args.intent))
-    scores = [s for s, _ in scorer.score([r["text"] for r in rows], [r["lang"] for r in rows])]
+    from models.registry import intent_scorer
+    from models.tools.train_chitchat import BENCH, dev_rows, length_cut, markdown, prototype_scorer, table
+    from schemas.config import FilterConfig, ModelsConfig
+    from schemas.logs import setup_logging
+
+    setup_logging(False, False)
+    rows = heldout_rows(args.data)
+    texts, langs = [r["text"] for r in rows], [r["lang"] for r in rows]
+    cache = str(args.cache) if args.cache else None
+    if args.cache:
+        args.cache.mkdir(parents=True, exist_ok=True)
+    previous = np.array([s for s, _ in prototype_scorer(args.cache).score(texts, langs)])
+    scorer = intent_scorer(ModelsConfig(intent=args.intent), cache_dir=cache)
+    new = np.array([s for s, _ in scorer.score(texts, langs)])
+    dev = dev_rows(BENCH / "smalltalk_dev.jsonl", args.data) if args.data.is_dir() else []
+    cuts = {lang: length_cut(dev, lang) for lang in ("en", "zh")}
     threshold = FilterConfig().intent_threshold
-    out = {}
-    print(f"| language | requests / small talk | intent AUROC | length AUROC | requests kept | small talk kept "
-          f"(threshold {threshold}) |\n|---|---|---|---|---|---|")
+    name = f"{args.intent} ({scorer.model_id.split('[')[0]})"
+    tab = table(rows, {"previous default (prototype)": previous, name: new}, cuts, threshold)
+    print(markdown(tab, f"Held-out rows, kept at filter.intent_threshold = {threshold}:"))
+    print("\nSmall talk kept, by set (previous default -> new):")
     for lang in ("en", "zh"):
-        idx = [i for i, r in enumerate(rows) if r["lang"] == lang]
-        y = [rows[i]["label"] for i in idx]
-        if len(set(y)) < 2:
-            continue
-        s = [scores[i] for i in idx]
-        kept = lambda label: sum(1 for i in idx if rows[i]["label"] == label and scores[i] > threshold) / \
-            max(sum(1 for i in idx if rows[i]["label"] == label), 1)  # noqa: E731
-        out[lang] = {"requests": sum(y), "smalltalk": len(y) - sum(y), "auroc": round(auroc(s, y), 3),
-                     "length_auroc": round(auroc([len(rows[i]["text"]) for i in idx], y), 3),
-                     "requests_kept": round(kept(1), 3), "smalltalk_kept": round(kept(0), 3)}
-        o = out[lang]
-        print(f"| {lang} | {o['requests']} / {o['smalltalk']} | {o['auroc']:.3f} | {o['length_auroc']:.3f} | "
-              f"{o['requests_kept']:.3f} | {o['smalltalk_kept']:.3f} |")
-    print(json.dumps(out))
+        for name in ("smalltalk.jsonl", "smalltalk_heldout.jsonl", "persona templates"):
+            m = np.array([r["lang"] == lang and r["label"] == 0 and r.get("set") == name for r in rows])
+            if m.any():
+                print(f"  {lang} {name} ({int(m.sum())}): {np.mean(previous[m] > threshold):.3f} -> "
+                      f"{np.mean(new[m] > threshold):.3f}")
+    if args.json:
+        args.json.write_text(json.dumps(tab, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 

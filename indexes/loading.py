@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from schemas.errors import BaseIntegrityError
-from schemas.layout import INDEX_FILE, MANIFEST, QA_FILE, resolve_version, sha256_file
+from schemas.layout import INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file
 from schemas.text import normalize_key
 
 VERIFIED_FILES = (QA_FILE, INDEX_FILE)
@@ -51,6 +51,12 @@ class LoadedBase:
     index: object
     embedder: object
     lock: threading.Lock
+    # per row: will its answers go stale, and the (first, last) dates of the logs they came from (or None)
+    time_sensitive: list[bool] = field(default_factory=list)
+    periods: list = field(default_factory=list)
+    # questions the logs asked but the base withholds, by normalised key: why (no_valid_answer: every
+    # answer was a non-answer; time_sensitive: dropped by policy), from questions.parquet
+    withheld: dict[str, str] = field(default_factory=dict)
 
     _bm25: object = None
 
@@ -93,6 +99,27 @@ def exact_keys(rows: list[dict]) -> dict[str, int]:
     return out
 
 
+WITHHELD_REASONS = ("no_valid_answer", "time_sensitive")
+
+
+def withheld_keys(path: Path, manifest: dict) -> dict[str, str]:
+    """{question key: reason} of every question counted toward an entry the base withholds (its
+    representative's reason is no_valid_answer or time_sensitive), paraphrases included."""
+    import pyarrow.parquet as pq
+
+    p = path / QUESTIONS_FILE
+    if not p.is_file():
+        return {}
+    facts = (manifest.get("files") or {}).get(QUESTIONS_FILE)
+    if facts and (p.stat().st_size != facts["bytes"] or sha256_file(p) != facts["sha256"]):
+        raise BaseIntegrityError(f"base: {p} does not match its checksum in the manifest")
+    if "entry_key" not in pq.read_schema(p).names:
+        return {}
+    rows = pq.read_table(p, columns=["question_key", "entry_key", "reason"]).to_pylist()
+    entry_reason = {r["question_key"]: r["reason"] for r in rows if r["reason"] in WITHHELD_REASONS}
+    return {r["question_key"]: entry_reason[r["entry_key"]] for r in rows if r["entry_key"] in entry_reason}
+
+
 _CACHE: dict[tuple[str, str], LoadedBase] = {}
 
 
@@ -115,8 +142,10 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
     import pyarrow.parquet as pq
 
     columns = ["qid", "question", "question_key", "answer", "viewpoints", "rank"]
-    has_aliases = "aliases" in pq.read_schema(path / QA_FILE).names  # bases built before issue 13 have none
-    table = pq.read_table(path / QA_FILE, columns=columns + (["aliases"] if has_aliases else []))
+    # bases built before issue 13 have no aliases, before issue 14 no time-sensitivity
+    names = pq.read_schema(path / QA_FILE).names
+    columns += [c for c in ("aliases", "time_sensitive", "logs_period") if c in names]
+    table = pq.read_table(path / QA_FILE, columns=columns)
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
     if index.ntotal != len(rows):
@@ -139,7 +168,8 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
         qids=[r["qid"] for r in rows], answers=[r["answer"] for r in rows],
         viewpoints=[list(r["viewpoints"] or []) for r in rows],
         key_to_row=exact_keys(rows), index=index, embedder=embedder,
-        lock=threading.Lock())
+        lock=threading.Lock(), time_sensitive=[bool(r.get("time_sensitive")) for r in rows],
+        periods=[r.get("logs_period") for r in rows], withheld=withheld_keys(path, manifest))
     with _CACHE_LOCK:
         _CACHE[key] = loaded
     return loaded

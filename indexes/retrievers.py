@@ -9,7 +9,9 @@ folder, loaded and verified by :mod:`indexes.loading` (a broken base raises
 
 The query is embedded with the base's own embedder (recorded in the manifest).
 AnswerRetriever tries the exact normalised key first (of a base question or any of its aliases: the
-paraphrases merged into it), then the nearest base question
+paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
+non-answer, or time-sensitive under policy drop) gets the no-information reply with the reason in
+``withheld``; otherwise the nearest base question
 whose cosine similarity reaches ``threshold``; otherwise it returns ``found = False``
 and the fixed message that tells an agent to backtrack:
 ``调用AnswerRetriever查询{q}没有有效信息`` (Chinese queries) or
@@ -46,6 +48,13 @@ class Answer(NamedTuple):
     message: str
     matched_question: str = ""
     score: float = 0.0
+    # the answer may be stale (prices, this year's dates, the latest X, who holds an office now): check it
+    # against the period of the logs it came from ({"first": date, "last": date}, or None: no timestamps)
+    time_sensitive: bool = False
+    logs_period: dict | None = None
+    # why nothing was found when the logs did ask this question: no_valid_answer (every answer the
+    # chatbot gave was a non-answer) or time_sensitive (dropped by policy); "" otherwise
+    withheld: str = ""
 
 
 def no_info_message(query: str) -> str:
@@ -101,16 +110,22 @@ class AnswerRetriever:
 
     def _answer(self, row: int, score: float) -> Answer:
         b = self.base
-        return Answer(True, b.answers[row], b.viewpoints[row], b.qids[row], "", b.questions[row], round(score, 6))
+        stale = bool(b.time_sensitive[row]) if b.time_sensitive else False
+        period = b.periods[row] if b.periods else None
+        return Answer(True, b.answers[row], b.viewpoints[row], b.qids[row], "", b.questions[row], round(score, 6),
+                      stale, period)
 
     def get_batch(self, questions: list[str]) -> list[Answer]:
         b = self.base
         out: list[Answer | None] = [None] * len(questions)
         todo = []
         for i, q in enumerate(questions):
-            row = b.key_to_row.get(normalize_key(q))
+            key = normalize_key(q)
+            row = b.key_to_row.get(key)
             if row is not None:
                 out[i] = self._answer(row, 1.0)
+            elif key in b.withheld:  # asked in the logs, never answered validly: no near neighbour stands in
+                out[i] = Answer(False, "", [], "", no_info_message(q), withheld=b.withheld[key])
             else:
                 todo.append(i)
         if todo and b.questions:

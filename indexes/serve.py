@@ -3,7 +3,8 @@
     python -m indexes.serve --base DIR [--host 127.0.0.1] [--port 8000] [--mode dense|bm25|hybrid]
 
     GET /questions?q=...&k=5   -> {"version", "query", "hits": [{"question", "qid", "score"}]}
-    GET /answer?q=...          -> {"version", "query", "found", "answer", "viewpoints", "qid", "message", ...}
+    GET /answer?q=...          -> {"version", "query", "found", "answer", "viewpoints", "qid", "message",
+                                   "time_sensitive", "logs_period", "withheld", ...}
     GET /health                -> {"status": "ok", "version", "questions"}
 
 Each request checks where ``DIR/latest`` points; when a new version has been

@@ -30,7 +30,8 @@ from models.embedders.base import Embedder
 from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.qtype import QuestionTypeClassifier
-from schemas.config import AggregationConfig, BuildConfig, ModelsConfig, ParaphraseConfig
+from schemas.config import (AggregationConfig, BuildConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig,
+                            TimeSensitiveConfig)
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError, ModelLoadError
@@ -41,6 +42,8 @@ GEC_BACKENDS = ("quire-ngram", "quire", "zh-ngram", "zh-heuristic")  # and lm:/d
 INTENT_BACKENDS = ("prototype",)  # and classifier:/dir
 AGGREGATION_BACKENDS = ("embedding",)  # and hf:/dir, http(s)://host:port
 PARAPHRASE_JUDGES = ("pair-lr",)  # and pair-lr:/params.json
+NON_ANSWER_MODELS = ("embedding", "rules")  # and embedding:/params.json, hf:/dir
+TIME_SENSITIVE_MODELS = ("embedding", "rules")  # and embedding:/params.json, hf:/dir
 
 _LOCK = threading.RLock()
 _CACHE: dict[tuple, Any] = {}
@@ -235,6 +238,98 @@ def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:
             f"{embedder_identity(models_cfg.intent_embedder_zh)}]")
 
 
+# ---- non-answers and time-sensitivity --------------------------------------------------------------
+
+def _own_threshold(value: float) -> float | None:
+    return None if value < 0 else value
+
+
+def non_answer_detector(models_cfg: ModelsConfig, cfg: NonAnswerConfig, cache_dir: str | None = None):
+    """``non_answer.model``: ``embedding`` (the packaged head over ``models.embedder``'s space), ``embedding:P``,
+    ``rules`` or ``hf:DIR`` (models.nonanswer)."""
+    threshold = _own_threshold(cfg.threshold)
+    kind, _, target = cfg.model.partition(":")
+
+    def build():
+        if kind == "rules":
+            from models.nonanswer.rules import RuleNonAnswer
+
+            det = RuleNonAnswer()
+            if threshold is not None:
+                det.threshold = threshold
+            return det
+        if kind == "hf":
+            from models.nonanswer.hf import HfNonAnswer
+
+            return HfNonAnswer(target, threshold)
+        from models.nonanswer.embedding import EmbeddingNonAnswer, load_params
+
+        return EmbeddingNonAnswer(embedder(models_cfg.embedder, models_cfg, cache_dir), load_params(target or None),
+                                  threshold)
+
+    return _cached(("non-answer", cfg, models_cfg.embedder, cache_dir), build)
+
+
+def non_answer_identity(models_cfg: ModelsConfig, cfg: NonAnswerConfig) -> str:
+    kind, _, target = cfg.model.partition(":")
+    threshold = _own_threshold(cfg.threshold)
+    if kind == "rules":
+        return f"nonanswer-rules-v1@{0.5 if threshold is None else threshold:g}"
+    if kind == "hf":
+        from models.embedders.hf import dir_fingerprint
+
+        return f"nonanswer-hf:{Path(target).name}@{dir_fingerprint(Path(target))}@{0.5 if threshold is None else threshold:g}"
+    from models.nonanswer.embedding import load_params, nonanswer_identity
+
+    return (nonanswer_identity(load_params(target or None), embedder_identity(models_cfg.embedder))
+            + ("" if threshold is None else f"@{threshold:g}"))
+
+
+def time_sensitivity_detector(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig, cache_dir: str | None = None):
+    """``time_sensitive.model``: ``embedding`` (the packaged head over the intent embedders' spaces, so scoring's
+    vectors serve it), ``embedding:P``, ``rules`` or ``hf:DIR`` (models.timesensitive)."""
+    threshold = _own_threshold(cfg.threshold)
+    kind, _, target = cfg.model.partition(":")
+
+    def build():
+        if kind == "rules":
+            from models.timesensitive.rules import RuleTimeSensitivity
+
+            det = RuleTimeSensitivity()
+            if threshold is not None:
+                det.threshold = threshold
+            return det
+        if kind == "hf":
+            from models.timesensitive.hf import HfTimeSensitivity
+
+            return HfTimeSensitivity(target, threshold)
+        from models.timesensitive.embedding import EmbeddingTimeSensitivity, load_params
+
+        spaces = {"en": models_cfg.intent_embedder_en, "zh": models_cfg.intent_embedder_zh}
+        return EmbeddingTimeSensitivity({sp: embedder(spec, models_cfg, cache_dir) for sp, spec in spaces.items()},
+                                        load_params(target or None), threshold)
+
+    return _cached(("time-sensitive", cfg, models_cfg.intent_embedder_en, models_cfg.intent_embedder_zh, cache_dir),
+                   build)
+
+
+def time_sensitivity_identity(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig) -> str:
+    if cfg.policy == "keep":
+        return "off"
+    kind, _, target = cfg.model.partition(":")
+    threshold = _own_threshold(cfg.threshold)
+    if kind == "rules":
+        return f"timesensitive-rules-v1@{0.5 if threshold is None else threshold:g}"
+    if kind == "hf":
+        from models.embedders.hf import dir_fingerprint
+
+        return f"timesensitive-hf:{Path(target).name}@{dir_fingerprint(Path(target))}@{0.5 if threshold is None else threshold:g}"
+    from models.timesensitive.embedding import embedding_identity, load_params, own_thresholds_suffix
+
+    return (f"{embedding_identity(load_params(target or None))}{own_thresholds_suffix(threshold)}"
+            f"[{embedder_identity(models_cfg.intent_embedder_en)},{embedder_identity(models_cfg.intent_embedder_zh)}]")
+
+
 # ---- aggregators -------------------------------------------------------------------------------
 
 def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
@@ -273,7 +368,8 @@ def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str
 
 
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
-                     para_cfg: ParaphraseConfig | None = None) -> dict[str, str]:
+                     para_cfg: ParaphraseConfig | None = None, non_answer_cfg: NonAnswerConfig | None = None,
+                     time_cfg: TimeSensitiveConfig | None = None) -> dict[str, str]:
     """What the manifest records as the identity of every model a build uses; loads no model and calls no
     endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``)."""
     from models.qtype import qtype_identity
@@ -286,6 +382,8 @@ def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
         "embedder": embedder_identity(models_cfg.embedder),
         "qtype": qtype_identity(embedder_identity(models_cfg.embedder)),
         "aggregator": aggregator_identity(models_cfg, agg_cfg),
+        "non_answer": non_answer_identity(models_cfg, non_answer_cfg or NonAnswerConfig()),
+        "time_sensitive": time_sensitivity_identity(models_cfg, time_cfg or TimeSensitiveConfig()),
     }
 
 
@@ -304,6 +402,10 @@ class ModelFactory(Protocol):
 
     def paraphrase(self) -> ParaphraseModels: ...
 
+    def non_answer(self): ...
+
+    def time_sensitivity(self): ...
+
     def identities(self) -> dict[str, str]: ...
 
 
@@ -315,6 +417,14 @@ class RegistryModels:
     aggregation: AggregationConfig
     cache_dir: str | None = None
     para: ParaphraseConfig = ParaphraseConfig()
+    non_answers: NonAnswerConfig = NonAnswerConfig()
+    time: TimeSensitiveConfig = TimeSensitiveConfig()
+    language_detector: str = "langid"  # input.language_detector (validation loads it: models.language)
+
+    @classmethod
+    def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
+        return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
+                   cfg.input.language_detector)
 
     def scoring(self) -> ScoringModels:
         return scoring_models(self.models, self.cache_dir)
@@ -331,8 +441,17 @@ class RegistryModels:
     def paraphrase(self) -> ParaphraseModels:
         return paraphrase_models(self.models, self.para, self.cache_dir)
 
+    def non_answer(self):
+        return non_answer_detector(self.models, self.non_answers, self.cache_dir)
+
+    def time_sensitivity(self):
+        return time_sensitivity_detector(self.models, self.time, self.cache_dir)
+
     def identities(self) -> dict[str, str]:
-        return model_identities(self.models, self.aggregation, self.para)
+        from models.language import detector_identity
+
+        return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
+                    language=detector_identity(self.language_detector))
 
 
 # ---- config: names checked against this table --------------------------------------------------
@@ -360,6 +479,14 @@ def check_config(cfg: BuildConfig) -> BuildConfig:
     judge_file = cfg.paraphrase.judge.partition(":")[2]
     if judge_file and not Path(judge_file).is_file():
         raise ConfigError(f"config: paraphrase.judge: parameters file {judge_file!r} does not exist")
+    for path, value, names in (("non_answer.model", cfg.non_answer.model, NON_ANSWER_MODELS),
+                               ("time_sensitive.model", cfg.time_sensitive.model, TIME_SENSITIVE_MODELS)):
+        _names_or_dirs(path, value, names, ("embedding:", "hf:"), "embedding, rules, embedding:/params.json or hf:/path")
+        kind, _, target = value.partition(":")
+        if kind == "embedding" and target and not Path(target).is_file():
+            raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
+        if kind == "hf" and not Path(target).is_dir():
+            raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
     if not (PROMPTS / f"aggregate_{a.prompt_version}.en.txt").is_file():
         raise ConfigError(f"config: aggregation.prompt_version {a.prompt_version!r} has no prompt files in {PROMPTS}")
     for path, value in (("models.gec_en", m.gec_en), ("models.gec_zh", m.gec_zh), ("models.intent", m.intent),

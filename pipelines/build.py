@@ -157,7 +157,7 @@ def draft_manifest(version: str, started: dt.datetime, plan: InputPlan, all_inpu
                       "skipped_files": [f["path"] for f in plan.skipped], "rows_read": rows_read},
         "config": cfg.to_dict(),
         "config_hash": cfg.config_hash(),
-        "models": (factory or RegistryModels(cfg.models, cfg.aggregation, para=cfg.paraphrase)).identities(),
+        "models": (factory or RegistryModels.of(cfg)).identities(),
         "counts": stats,
         "stages": table,
         "index": index_facts,

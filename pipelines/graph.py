@@ -2,9 +2,10 @@
 in pipelines.stages).
 
 read -> validate -> count (fold into the saved state of earlier logs, if any)
-     -> score -> paraphrase (one entry per meaning) -> select (top K entries)
-     -> group answers (pooled over an entry's forms) -> embed (index vector + type)
-     -> aggregate -> write store + index
+     -> score -> time (time-sensitive?) -> paraphrase (one entry per meaning)
+     -> select candidates (top K + headroom) -> nonanswer (their answers pooled over an entry's forms,
+        each judged: an entry with no valid answer leaves) -> select (top K) -> embed (index vector + type)
+     -> aggregate (non-answers never vote) -> write store + index
 
 Side outputs: rejected rows, every distinct question with its fate, a
 deterministic sample of accepted rows, and a stats file of counts per stage
@@ -16,6 +17,7 @@ config, unless a caller gives another, as the tests do with small fakes).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,13 +27,14 @@ from models.registry import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
-from pipelines.stages.group import answer_group, pool_answers
 from pipelines.stages.metering import MeteredMap
+from pipelines.stages.nonanswer import nonanswer_transform
 from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import score_transform
-from pipelines.stages.select import SelectTopK, question_rows
+from pipelines.stages.select import SelectTopK, eligible, question_rows
+from pipelines.stages.timecheck import time_transform
 from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
@@ -60,7 +63,7 @@ def _join(element):
 def _read_and_validate(p, files: list[dict], cfg: BuildConfig, staging: str):
     """(read, validated, all rejects); writes rejected.parquet and the accepted-rows sample."""
     read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
-    validated = read.rows | "Validate" >> ValidateRows(cfg.limits)
+    validated = read.rows | "Validate" >> ValidateRows(cfg.limits, cfg.input)
     rejected = (read.rejected, validated.rejected) | "AllRejects" >> beam.Flatten()
     _ = (rejected
          | "RejectRecords" >> beam.Map(lambda r: r._asdict())
@@ -83,39 +86,72 @@ def _count_questions(accepted, staging: str, previous_state: str | None):
     return state, questions
 
 
-def _score_and_select(questions, cfg: BuildConfig, staging: str, factory: ModelFactory, caches: Caches):
-    """(scored, merged, selected); writes questions.parquet with every question's scores and fate."""
+def _score(questions, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
+    """ScoredQuestion per distinct question (judged for time-sensitivity unless the policy is keep)."""
     scored = questions | "Score" >> score_transform(factory, cfg.filter, cfg.models.batch_size, caches.folder)
-    para = cfg.paraphrase
-    merged = scored | "Paraphrase" >> MergeParaphrases(factory, para, cfg.models.batch_size)
-    selected = merged["entries"] | "Select" >> SelectTopK(cfg.filter.top_k)
+    if cfg.time_sensitive.policy != "keep":
+        scored = scored | "TimeSensitive" >> time_transform(factory, cfg.models.batch_size)
+    return scored
+
+
+def _pair_candidate(element):
+    _, grouped = element
+    entries, answers = grouped["entry"], grouped["answers"]
+    if not entries:
+        return []
+    return [(entries[0], sorted(answers[0]) if answers else [])]
+
+
+def _select(state, scored, cfg: BuildConfig, staging: str, factory: ModelFactory):
+    """(merged, judged, selected): paraphrase groups; the candidates' (Entry, AnswerGroup); the top K of those
+    with a valid answer. Writes questions.parquet with every question's scores and fate."""
+    merged = scored | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size)
+    drop = cfg.time_sensitive.policy == "drop"
+    k = cfg.filter.top_k
+    candidates = (merged["entries"]
+                  | "Eligible" >> beam.Filter(eligible, drop)
+                  | "Candidates" >> SelectTopK(k + math.ceil(k * cfg.non_answer.headroom)))
+    member_answers = (state
+                      | "CandidateState" >> beam.FlatMap(
+                          lambda kv, entry_of: [(entry_of[kv[0]], (kv[0], kv[1][2]))] if kv[0] in entry_of else [],
+                          entry_of=beam.pvalue.AsSingleton(candidates["members"]))
+                      | "PerEntry" >> beam.GroupByKey())
+    judged = ({"entry": candidates["ranked"] | "KeyCandidates" >> beam.Map(lambda r: (r[1].key, r[1])),
+               "answers": member_answers}
+              | "JoinCandidateAnswers" >> beam.CoGroupByKey()
+              | "PairCandidates" >> beam.FlatMap(_pair_candidate)
+              | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers))
+    selected = (judged
+                | "HasValidAnswer" >> beam.Filter(lambda eg: bool(eg[1].valid))
+                | "Select" >> SelectTopK(k))
+    table = (judged
+             | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (bool(eg[1].valid), eg[1].shares)))
+             | "JudgedTable" >> beam.combiners.ToDict())
     _ = (merged["entries"]
-         | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]))
+         | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]),
+                                             judged=beam.pvalue.AsSingleton(table), drop_time_sensitive=drop)
          | "WriteQuestions" >> parquet_sink(staging, QUESTIONS_FILE, QUESTIONS_SCHEMA))
-    return scored, merged, selected
+    return merged, judged, selected
 
 
-def _aggregate_kept(state, selected, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
-    """(answer groups of the kept entries, pooled over their forms; qa rows with their vectors)."""
-    max_answers = cfg.grouping.max_answers
-    answers = (state
-               | "KeptState" >> beam.FlatMap(lambda kv, entry_of: [(entry_of[kv[0]], kv[1][2])] if kv[0] in entry_of
-                                             else [], entry_of=beam.pvalue.AsSingleton(selected["members"]))
-               | "PerEntry" >> beam.GroupByKey()
-               | "Group" >> MeteredMap.of("group", lambda kv: (kv[0], answer_group(pool_answers(kv[1]), max_answers))))
+def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
+    """qa rows (with their vectors) of the top K entries: embedded, typed and aggregated over their judged
+    answers (pooled over their forms; non-answers never vote)."""
     kept = (selected["ranked"]
+            | "RankedEntries" >> beam.Map(lambda r: (r[0], r[1][0]))
             | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
-    rows = ({"kept": kept, "answers": answers}
+    groups = selected["ranked"] | "KeyGroups" >> beam.Map(lambda r: (r[1][0].key, r[1][1]))
+    return ({"kept": kept, "answers": groups}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
             | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation))
-    return answers, rows
 
 
-def _stats(read, validated, rejected, questions, scored, merged, selected, answers, rows) -> list:
+def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows) -> list:
     """Every count of stats.json, as (name, value) PCollections."""
     accepted = validated.accepted
+    published_groups = selected["ranked"] | "PublishedGroups" >> beam.Map(lambda r: r[1][1])
     return [
         count(read.rows, "rows_parsed"),
         count(read.rejected, "rows_rejected_read"),
@@ -125,14 +161,23 @@ def _stats(read, validated, rejected, questions, scored, merged, selected, answe
         count(scored | "PassedGec" >> beam.Filter(lambda q: q.passed_gec), "passed_gec"),
         count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
+        count(scored | "TimeSensitiveQuestions" >> beam.Filter(lambda q: q.time_sensitive), "time_sensitive_questions"),
         count(merged["entries"] | "EligibleEntries" >> beam.Filter(lambda e: e.representative is not None),
               "entries"),
         named(merged["entries"] | "MergedCounts" >> beam.Map(lambda e: len(e.members) - 1), "merged_questions", sum),
         count(merged["pairs"], "paraphrase_pairs"),
         named(merged["pairs"] | "MergeDecisions" >> beam.Map(lambda kv: int(kv[1][1])), "paraphrase_merges", sum),
+        count(judged, "candidates_judged"),
+        count(judged | "NoValidAnswer" >> beam.Filter(lambda eg: not eg[1].valid), "no_valid_answer"),
+        named(judged | "JudgedAnswers" >> beam.Map(lambda eg: len(eg[1].answers)), "answers_judged", sum),
+        named(judged | "JudgedNonAnswers" >> beam.Map(lambda eg: sum(a.non_answer for a in eg[1].answers)),
+              "non_answers_judged", sum),
         count(selected["ranked"], "top_k"),
-        named(answers | "KeptRowCounts" >> beam.Map(lambda kv: kv[1][1]), "kept_rows", sum),
+        named(published_groups | "KeptRowCounts" >> beam.Map(lambda g: g.total), "kept_rows", sum),
+        named(published_groups | "KeptNonAnswerRows" >> beam.Map(lambda g: g.non_answer_rows), "kept_non_answer_rows",
+              sum),
         count(rows, "published"),
+        count(rows | "PublishedTimeSensitive" >> beam.Filter(lambda r: r["time_sensitive"]), "published_time_sensitive"),
         named(accepted, "accepted_profile", AcceptedProfileFn()),
         count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
         count_by(scored, "question_langs", lambda q: q.lang),
@@ -146,10 +191,11 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
                 factory: ModelFactory | None = None) -> None:
     """``previous_state``: state/questions.parquet of the version this build continues (None: count these
     files alone); ``factory``: the models (default: the registry's for ``cfg``, with the vector cache)."""
-    factory = factory or RegistryModels(cfg.models, cfg.aggregation, caches.folder, cfg.paraphrase)
+    factory = factory or RegistryModels.of(cfg, caches.folder)
     read, validated, rejected = _read_and_validate(p, files, cfg, staging)
     state, questions = _count_questions(validated.accepted, staging, previous_state)
-    scored, merged, selected = _score_and_select(questions, cfg, staging, factory, caches)
-    answers, rows = _aggregate_kept(state, selected, cfg, factory, caches)
+    scored = _score(questions, cfg, factory, caches)
+    merged, judged, selected = _select(state, scored, cfg, staging, factory)
+    rows = _aggregate_kept(selected, cfg, factory, caches)
     _ = rows | "Store" >> WriteStore(staging, cfg.index)
-    write_stats_of(_stats(read, validated, rejected, questions, scored, merged, selected, answers, rows), staging)
+    write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows), staging)

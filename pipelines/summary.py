@@ -40,8 +40,12 @@ def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[st
         "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
         # in: distinct questions; out: entries (one per meaning, a representative that passed both filters)
         "paraphrase": (stats["distinct_questions"], stats["entries"], stats["distinct_questions"] - stats["entries"]),
+        # every distinct question judged; none dropped here (policy drop acts at selection)
+        "time": (stats["distinct_questions"], stats["distinct_questions"], 0),
         "select": (stats["entries"], stats["top_k"], stats["entries"] - stats["top_k"]),
-        "group": (stats["kept_rows"], stats["top_k"], 0),
+        # in: the candidates (top K + headroom); dropped: those whose every answer was a non-answer
+        "nonanswer": (stats["candidates_judged"], stats["candidates_judged"] - stats["no_valid_answer"],
+                      stats["no_valid_answer"]),
         "embed": (stats["top_k"], stats["top_k"], 0),
         "aggregate": (stats["top_k"], stats["published"], stats["top_k"] - stats["published"]),
         "write": (stats["published"], stats["published"], 0),

@@ -39,6 +39,13 @@ class InputConfig:
     csv_delimiter: str = ","
     # format by extension; "auto" or one of jsonl, csv, parquet to force it
     format: str = "auto"
+    # languages kept (the rest are rejected at validation, reason unsupported_language): en, zh, mixed (Han
+    # beside as much Latin) or any ISO 639-1 code (fr, es, ru, ko, ja, ...); [] or [all] keeps every row. A kept
+    # language the scorers do not support goes on as 'other' (scored like English, as before); text with no
+    # letters at all is 'other' and always kept. A logged language tag (lang_field) wins over detection.
+    languages: tuple[str, ...] = ("en", "zh", "mixed")
+    # "langid" (py3langid, its model ships in the wheel) or "hf:/path" (a local HF language classifier)
+    language_detector: str = "langid"
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,34 @@ class GroupingConfig:
 
 
 @dataclass(frozen=True)
+class NonAnswerConfig:
+    # is an answer an answer? refusals, "I cannot provide real-time information", "无法确定", restatements
+    # never win a vote nor hold a viewpoint, and an entry whose every answer is one leaves the base
+    # (no_valid_answer). "embedding": the packaged head (models/data/nonanswer_lr.json, docs/nonanswer.md);
+    # "embedding:/path/params.json" (qabase train-nonanswer --out); "rules": the pattern families alone;
+    # "hf:/path": a local Hugging Face sequence classifier (its label naming a non-answer scores)
+    model: str = "embedding"
+    # an answer is a non-answer when its score reaches this (-1: the model's own calibrated threshold)
+    threshold: float = -1.0
+    # entries judged beyond the top K, so that the base still holds K entries after dropping those whose
+    # answers were all non-answers (0.2: the top 1.2 K)
+    headroom: float = 0.2
+
+
+@dataclass(frozen=True)
+class TimeSensitiveConfig:
+    # questions whose answers go stale (prices, release dates, this year's dates, the latest episode,
+    # lottery numbers, who holds an office now): "flag" marks the entry (time_sensitive, with the period
+    # of the logs its answers came from, in qa.parquet and every retriever reply), "drop" leaves it out of
+    # the base (reason time_sensitive), "keep" does not judge (nothing is flagged)
+    policy: str = "flag"
+    # "embedding": the packaged head (models/data/timesensitive_lr.json, docs/time_sensitive.md);
+    # "embedding:/path/params.json"; "rules": cue families alone; "hf:/path": a local HF sequence classifier
+    model: str = "embedding"
+    threshold: float = -1.0  # as non_answer.threshold
+
+
+@dataclass(frozen=True)
 class AggregationConfig:
     # "embedding" (default), "hf:/path/to/causal-lm" (any local HF causal LM, e.g. a fine-tuned LLaMA) or
     # "http://host:port" (an OpenAI-compatible completions endpoint: vLLM, TGI, python -m models.tools.serve_llm);
@@ -178,6 +213,8 @@ class BuildConfig:
     models: ModelsConfig = field(default_factory=ModelsConfig)
     paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
     grouping: GroupingConfig = field(default_factory=GroupingConfig)
+    non_answer: NonAnswerConfig = field(default_factory=NonAnswerConfig)
+    time_sensitive: TimeSensitiveConfig = field(default_factory=TimeSensitiveConfig)
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)
@@ -195,6 +232,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "input.format": ("auto", "jsonl", "csv", "parquet"),
     "index.metric": ("ip",),
     "index.use_gpu": ("auto", "yes", "no"),
+    "time_sensitive.policy": ("keep", "flag", "drop"),
 }
 
 
@@ -277,6 +315,11 @@ def _validate(cfg: BuildConfig) -> None:
     for path in positive:
         if flat[path] < 1:
             raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
+    for path in ("non_answer.threshold", "time_sensitive.threshold"):
+        if flat[path] != -1.0 and not 0.0 <= flat[path] <= 1.0:
+            raise ConfigError(f"config: {path} must be within [0, 1] (or -1: the model's own), got {flat[path]}")
+    if not 0.0 <= flat["non_answer.headroom"] <= 10.0:
+        raise ConfigError(f"config: non_answer.headroom must be within [0, 10], got {flat['non_answer.headroom']}")
     if flat["index.memory_budget_mb"] <= 0:
         raise ConfigError("config: index.memory_budget_mb must be positive")
     if flat["paraphrase.answers_disagree_min"] < 0:
@@ -291,6 +334,23 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
+    _validate_languages(cfg.input)
+
+
+def _validate_languages(inp: InputConfig) -> None:
+    from schemas.text import ISO_639_1
+
+    bad = [x for x in inp.languages if x not in ISO_639_1 and x not in ("mixed", "all")]
+    if bad:
+        raise ConfigError(f"config: input.languages: {bad[0]!r} is not an ISO 639-1 code (en, zh, fr, ...), "
+                          "mixed or all")
+    if "all" in inp.languages and len(inp.languages) > 1:
+        raise ConfigError("config: input.languages: all keeps every language; list no other with it")
+    spec = inp.language_detector
+    if spec != "langid" and not (spec.startswith("hf:") and spec[3:]):
+        raise ConfigError(f"config: input.language_detector must be langid or hf:/path, got {spec!r}")
+    if spec.startswith("hf:") and not Path(spec[3:]).is_dir():
+        raise ConfigError(f"config: input.language_detector: model directory {spec[3:]!r} does not exist")
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -11,12 +11,21 @@ ANSWER = pa.struct([
     pa.field("answer_id", pa.int32(), nullable=False),
     pa.field("text", pa.string(), nullable=False),
     pa.field("count", pa.int64(), nullable=False),
+    # does it answer at all? (a refusal, "no real-time data", a restatement: never a vote nor a viewpoint)
+    pa.field("non_answer", pa.bool_(), nullable=False),
+    pa.field("non_answer_score", pa.float64(), nullable=False),
+    pa.field("non_answer_reason", pa.string(), nullable=False),  # its family ("" for an answer)
 ])
 
 # a distinct question counted toward the entry (its paraphrases; the representative first)
 ALIAS = pa.struct([
     pa.field("question", pa.string(), nullable=False),
     pa.field("count", pa.int64(), nullable=False),
+])
+
+PERIOD = pa.struct([
+    pa.field("first", pa.string(), nullable=False),
+    pa.field("last", pa.string(), nullable=False),
 ])
 
 QA_SCHEMA = pa.schema([
@@ -40,4 +49,11 @@ QA_SCHEMA = pa.schema([
     pa.field("method", pa.string(), nullable=False),
     pa.field("flags", pa.list_(pa.string()), nullable=False),
     pa.field("aliases", pa.list_(ALIAS), nullable=False),
+    # answer rows (of total_answers) whose answer is a non-answer
+    pa.field("non_answers", pa.int64(), nullable=False),
+    # will its answers go stale? (time_sensitive.policy flag; false under keep) and why (the cue family)
+    pa.field("time_sensitive", pa.bool_(), nullable=False),
+    pa.field("time_sensitive_reason", pa.string(), nullable=False),
+    # ISO dates of the first and last rows its answers came from; null when the logs carry no timestamps
+    pa.field("logs_period", PERIOD, nullable=True),
 ])

@@ -18,4 +18,7 @@ QUESTION_STATE_SCHEMA = pa.schema([
                                             pa.field("forms", _COUNTED_TEXT, nullable=False)])), nullable=False),
     # the earliest row's AcceptedRow.seen: which form of a paraphrase group was asked first
     pa.field("first_seen", pa.string(), nullable=False),
+    # ISO dates of its earliest and latest timestamped rows ("" when none had a timestamp)
+    pa.field("first_date", pa.string(), nullable=False),
+    pa.field("last_date", pa.string(), nullable=False),
 ])

@@ -55,6 +55,7 @@ class QuestionStats(NamedTuple):
     surface_forms: int
     first_seen: str = ""  # the smallest AcceptedRow.seen of its rows
     answers: tuple = ()  # its answers' signature (models.paraphrase.evidence.answer_signature)
+    period: tuple = ("", "")  # (first, last) ISO dates of its rows' timestamps; "" where none had one
 
 
 class ScoredQuestion(NamedTuple):
@@ -73,6 +74,12 @@ class ScoredQuestion(NamedTuple):
     vectors: dict
     first_seen: str = ""
     answers: tuple = ()
+    period: tuple = ("", "")
+    # will its answers go stale (prices, this year's dates, the latest X, who holds an office now)? with
+    # the detector's score and reason (the cue family); not judged (False) under time_sensitive.policy keep
+    time_sensitive: bool = False
+    time_score: float = 0.0
+    time_reason: str = ""
 
 
 class Entry(NamedTuple):
@@ -111,3 +118,29 @@ class AnswerCount(NamedTuple):
     answer_id: int  # 1..n, most frequent first
     text: str
     count: int
+    # does it answer at all? (a refusal, "I cannot provide real-time information", a restatement: never a
+    # vote nor a viewpoint); the detector's score and reason (its family: refusal, no_realtime, ...)
+    non_answer: bool = False
+    non_answer_score: float = 0.0
+    non_answer_reason: str = ""
+
+
+class AnswerGroup(NamedTuple):
+    """The answers of one candidate entry, pooled over its forms and judged.
+
+    ``answers``: the top ``grouping.max_answers`` distinct answers, numbered 1..n, each judged;
+    ``total``/``distinct``: all answer rows / distinct answers; ``non_answer_rows``: rows whose answer is a
+    non-answer (of the judged ones); ``shares``: each member question's share of non-answer rows;
+    ``period``: (first, last) dates of the entry's rows.
+    """
+
+    answers: tuple
+    total: int
+    distinct: int
+    non_answer_rows: int
+    shares: dict
+    period: tuple = ("", "")
+
+    @property
+    def valid(self) -> tuple:
+        return tuple(a for a in self.answers if not a.non_answer)

@@ -1,12 +1,39 @@
-"""Pure text helpers: normalised keys and language detection."""
+"""Pure text helpers: normalised keys, scripts and language codes."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
+from typing import NamedTuple
 
 _WS = re.compile(r"\s+")
+# Han ideographs (as _is_cjk): Unified, Extension A, Compatibility, Extension B
+_HAN_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF))
+_HAN = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _HAN_RANGES) + "]")
+_KANA = re.compile("[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9d]")
+_HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff]")
+_LATIN = re.compile("[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]")
+_LETTER = re.compile(r"[^\W\d_]")
+# common Chinese function characters that Japanese does not write: kana beside one of them are quoted words
+_ZH_ONLY = re.compile("[是什么吗呢这们个怎谁哪吧说啥咋麼嗎們這沒說]")
+
+# ISO 639-1: the codes a detected or logged language is given in (besides "mixed" and "other")
+ISO_639_1 = frozenset("""
+aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz ee el en eo
+es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka
+kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng
+nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su
+sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
+# a few ISO 639-2/3 codes and English names that logs and classifiers use instead
+_LANGUAGE_ALIASES = {
+    "eng": "en", "english": "en", "zho": "zh", "chi": "zh", "cmn": "zh", "yue": "zh", "wuu": "zh",
+    "chinese": "zh", "mandarin": "zh", "cantonese": "zh", "fra": "fr", "fre": "fr", "french": "fr",
+    "spa": "es", "spanish": "es", "deu": "de", "ger": "de", "german": "de", "rus": "ru", "russian": "ru",
+    "kor": "ko", "korean": "ko", "jpn": "ja", "japanese": "ja", "por": "pt", "portuguese": "pt",
+    "ita": "it", "italian": "it", "ara": "ar", "arabic": "ar",
+}
 
 
 def _is_cjk(ch: str) -> bool:
@@ -20,13 +47,39 @@ def _is_cjk(ch: str) -> bool:
 
 
 def normalize_key(text: str) -> str:
-    """NFKC, whitespace collapsed, case-folded, trailing punctuation (ASCII and full-width) stripped."""
+    """NFKC, whitespace collapsed, case-folded, traditional Chinese characters folded to simplified (長城有多長 and
+    长城有多长 share a key), trailing punctuation (ASCII and full-width) stripped."""
     s = unicodedata.normalize("NFKC", text)
     s = _WS.sub(" ", s).strip().casefold()
+    if _HAN.search(s):
+        s = s.translate(_t2s_table())
     end = len(s)
     while end > 0 and (unicodedata.category(s[end - 1]).startswith("P") or s[end - 1].isspace()):
         end -= 1
     return s[:end]
+
+
+@functools.lru_cache(maxsize=1)
+def _t2s_table() -> dict[int, str]:
+    """Traditional -> simplified, one character at a time, from the tables shipped in the ``opencc`` package
+    (OpenCC's t2s conversion of each Han character on its own; its first candidate where it has several).
+    Character by character, never by phrase, so a character folds the same way whatever stands beside it and
+    both forms of a text always meet. Built once per process (~0.1 s), on the first key with a Han character."""
+    import opencc
+
+    convert = opencc.OpenCC("t2s.json").convert
+    table: dict[int, int] = {}
+    for lo, hi in _HAN_RANGES:
+        for cp in range(lo, hi + 1):
+            out = convert(chr(cp))
+            if len(out) == 1 and out != chr(cp):
+                table[cp] = ord(out)
+    for cp in table:  # follow chains (薴 -> 苧 -> 苎) to the end, so folding twice changes nothing
+        seen = {cp}
+        while table[cp] in table and table[cp] not in seen:
+            seen.add(table[cp])
+            table[cp] = table[table[cp]]
+    return {cp: chr(to) for cp, to in table.items()}
 
 
 def clean_surface(text: str) -> str:
@@ -49,6 +102,62 @@ def detect_lang(text: str) -> str:
     if latin_words_equiv <= cjk * 0.5:
         return "zh"
     return "mixed"
+
+
+class Scripts(NamedTuple):
+    """Letters of a text by script."""
+
+    han: int
+    kana: int
+    hangul: int
+    latin: int
+    other: int  # letters of any other script: Cyrillic, Greek, Arabic, Thai, ...
+    zh_only: int = 0  # Chinese function characters that Japanese does not write (是, 什么, 吗, 这, ...)
+
+
+def script_counts(text: str) -> Scripts:
+    han = len(_HAN.findall(text))
+    kana = len(_KANA.findall(text))
+    hangul = len(_HANGUL.findall(text))
+    latin = len(_LATIN.findall(text))
+    letters = len(_LETTER.findall(text))
+    zh_only = len(_ZH_ONLY.findall(text)) if kana else 0
+    return Scripts(han, kana, hangul, latin, max(letters - han - kana - hangul - latin, 0), zh_only)
+
+
+def script_language(s: Scripts) -> str | None:
+    """The language a text's script alone decides, or None where a model must tell (Latin, Cyrillic, ...).
+
+    East Asian characters that outweigh the other letters (the ratio of :func:`detect_lang`: a character carries
+    about as much as a 3-4 letter word) give 'ko' (Hangul), 'ja' (kana, unless Chinese function characters
+    beside fewer kana than Han show them quoted: 日语ない是什么意思 is Chinese) or 'zh' (Han alone:
+    traditional and simplified alike); Han beside as many Latin words gives 'mixed' (as detect_lang); a text
+    with no letters at all gives 'other'."""
+    east = s.han + s.kana + s.hangul
+    if east:
+        if (s.latin + s.other) / 4.0 <= east * 0.5:
+            if s.hangul and s.hangul >= s.kana:
+                return "ko"
+            return "ja" if s.kana and not (s.zh_only and s.kana < s.han) else "zh"
+        if s.han and not (s.kana or s.hangul) and s.latin >= s.other:
+            return "mixed"
+        return None
+    return None if s.latin or s.other else "other"
+
+
+def language_code(tag: object) -> str | None:
+    """The ISO 639-1 code of a language tag or label (zh, zh-CN, en_US, fr-FR, eng, French, ...), None if none."""
+    if not isinstance(tag, str):
+        return None
+    t = tag.strip().lower().replace("_", "-")
+    if not t:
+        return None
+    if t in _LANGUAGE_ALIASES:
+        return _LANGUAGE_ALIASES[t]
+    head = t.split("-")[0]
+    if head in ISO_639_1:
+        return head
+    return _LANGUAGE_ALIASES.get(head)
 
 
 def cjk_count(text: str) -> int:

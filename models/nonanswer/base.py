@@ -16,4 +16,5 @@ class NonAnswerDetector(Protocol):
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
         """(score in [0, 1]: how surely it is a non-answer, reason) for each (question, answer, language);
-        reason is "" for an answer."""
+        the reason (the family: refusal, no_realtime, ... or "non_answer") is "" exactly when the answer
+        answers (each backend applies its own threshold)."""

@@ -3,9 +3,11 @@
 Features: the embedder's vector of the answer's opening (its first 200 characters: refusals, "I don't
 have real-time data" and restatements say so at once), the number of content words (characters in
 Chinese) the answer adds to the question's own (log), whether it states a figure the question did not,
-and its length (log). Trained by ``python -m models.tools.train_nonanswer`` on hand-labelled answers
-(benchmarks/nonanswer_dev.tsv), measured on others (benchmarks/nonanswer_heldout.tsv); the keyword
-rules (models.nonanswer.rules) name the reason when one of their families matches.
+its length (log) and the names and figures it adds (log: "Sam Altman is the CEO of OpenAI." restates
+most of its question, but names who). Trained by ``python -m models.tools.train_nonanswer`` on
+hand-labelled answers (benchmarks/nonanswer_{dev,heldout,terse}.tsv), measured on others written apart
+(benchmarks/nonanswer_eval.tsv), then refitted on all of them (docs/nonanswer.md); the keyword rules
+(models.nonanswer.rules) name the reason when one of their families matches.
 """
 
 from __future__ import annotations
@@ -18,21 +20,22 @@ from pathlib import Path
 import numpy as np
 
 from models.nonanswer.rules import RuleNonAnswer
-from models.nonanswer.tokens import new_tokens
+from models.nonanswer.tokens import new_specifics, new_tokens
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "nonanswer_lr.json"
 OPENING_CHARS = 200
+EXTRA = 4  # new content tokens, a new figure, length, new names and figures
 _DIGIT = re.compile(r"\d")
 
 
 def answer_features(embedder, items: list[tuple[str, str, str]]) -> np.ndarray:
-    """One row per (question, answer, language): the answer opening's vector, then the three counts."""
+    """One row per (question, answer, language): the answer opening's vector, then the four counts."""
     if not items:
-        return np.zeros((0, embedder.dim + 3))
+        return np.zeros((0, embedder.dim + EXTRA))
     vecs = np.asarray(embedder.embed([a[:OPENING_CHARS] for _, a, _ in items]), dtype=np.float64)
-    extra = [[np.log1p(new_tokens(q, a)), float(bool(_DIGIT.search(a)) and not _DIGIT.search(q)), np.log1p(len(a))]
-             for q, a, _ in items]
+    extra = [[np.log1p(new_tokens(q, a)), float(bool(_DIGIT.search(a)) and not _DIGIT.search(q)), np.log1p(len(a)),
+              np.log1p(new_specifics(q, a))] for q, a, _ in items]
     return np.hstack([vecs, np.array(extra)])
 
 
@@ -50,26 +53,50 @@ def load_params(path: str | Path | None = None) -> dict:
         raise ModelLoadError(f"model: non-answer parameters not found: {p}") from None
 
 
-class EmbeddingNonAnswer:
-    """A :class:`models.nonanswer.base.NonAnswerDetector` from trained parameters (on ``embedder``'s space)."""
+def nonanswer_identity(params: dict, embedder_id: str) -> str:
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+    return f"nonanswer-embedding-lr-v1@{digest}[{embedder_id}]"
 
-    def __init__(self, embedder, params: dict):
+
+SPACES = ("en", "zh")
+
+
+def space(lang: str) -> str:
+    return "zh" if lang in ("zh", "mixed") else "en"
+
+
+class EmbeddingNonAnswer:
+    """A :class:`models.nonanswer.base.NonAnswerDetector` from trained parameters (on ``embedder``'s space):
+    one head per language ({"en": ..., "zh": ..., "embedder": ...}; measured far better than one head for
+    both, docs/nonanswer.md), or one for all (the parameters at the top level)."""
+
+    def __init__(self, embedder, params: dict, threshold: float | None = None):
         if params.get("embedder") and params["embedder"] != embedder.model_id:
             raise ModelLoadError(f"model: the non-answer head was trained on {params['embedder']}, not "
                                  f"{embedder.model_id}; retrain it with python -m models.tools.train_nonanswer")
         self.embedder = embedder
         self.params = params
+        self._heads = {sp: params.get(sp, params) for sp in SPACES}
         self._rules = RuleNonAnswer()
-        digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-        self.model_id = f"nonanswer-embedding-lr-v1@{digest}[{embedder.model_id}]"
+        self.thresholds = {sp: float(head.get("threshold", 0.5) if threshold is None else threshold)
+                           for sp, head in self._heads.items()}
+        self.model_id = nonanswer_identity(params, embedder.model_id) + ("" if threshold is None else f"@{threshold:g}")
 
     def probabilities(self, items: list[tuple[str, str, str]]) -> np.ndarray:
-        return apply_logistic(self.params, answer_features(self.embedder, items)) if items else np.zeros(0)
+        out = np.zeros(len(items))
+        if not items:
+            return out
+        x = answer_features(self.embedder, items)
+        for sp in SPACES:
+            idx = [i for i, (_, _, lang) in enumerate(items) if space(lang) == sp]
+            if idx:
+                out[idx] = apply_logistic(self._heads[sp], x[idx])
+        return out
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
         out = []
         for (q, a, lang), p in zip(items, self.probabilities(items)):
-            if p < self.params.get("threshold", 0.5):
+            if p < self.thresholds[space(lang)]:
                 out.append((round(float(p), 6), ""))
                 continue
             _, family = self._rules.judge(q, a, lang)

@@ -66,6 +66,7 @@ class RuleNonAnswer:
     """The default :class:`models.nonanswer.base.NonAnswerDetector`."""
 
     model_id = "nonanswer-rules-v1"
+    threshold = 0.5
 
     def judge(self, question: str, answer: str, lang: str) -> tuple[float, str]:
         key = "zh" if _is_zh(lang) else "en"
@@ -88,4 +89,8 @@ class RuleNonAnswer:
         return 0.05, ""
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        return [self.judge(q, a, lang) for q, a, lang in items]
+        out = []
+        for q, a, lang in items:
+            score, reason = self.judge(q, a, lang)
+            out.append((score, reason if score >= self.threshold else ""))
+        return out

@@ -26,3 +26,15 @@ def content_tokens(text: str) -> frozenset[str]:
 def new_tokens(question: str, answer: str) -> int:
     """How many content tokens the answer adds to the question's own."""
     return len(content_tokens(answer) - content_tokens(question))
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]+")
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def new_specifics(question: str, answer: str) -> int:
+    """Names (capitalised words after a sentence's first word) and figures the answer adds to its question:
+    "Sam Altman is the CEO of OpenAI." names two the question did not; a refusal rarely names anything."""
+    asked = {w.lower() for w in _NAME.findall(question)} | set(_FIGURE.findall(question))
+    said = {w.lower() for w in _NAME.findall(answer)} | set(_FIGURE.findall(answer))
+    return len(said - asked)

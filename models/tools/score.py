@@ -1,6 +1,10 @@
 """Score questions from the command line with the same scorers the pipeline uses.
 
     python -m models.tools.score gec|intent --input FILE [--output OUT.jsonl] [--backend NAME] [--model-dir DIR]
+    python -m models.tools.score all --input FILE [--config CONFIG.yaml] [--output OUT.jsonl]
+
+``all`` shows every judgement the build makes (language, GEC, intent, time-sensitivity, non-answer) and
+its verdict, with reasons: see models/tools/judge_all.py. The rest of this page is about gec and intent.
 
 FILE is plain text (one question per line) or JSONL with a ``text`` field. With
 ``--output``, one JSON object per input line, in the same order:
@@ -161,6 +165,11 @@ def _score(args, backend: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["all"]:  # every judgement of the build at once (models.tools.judge_all)
+        from models.tools.judge_all import main as judge_main
+
+        return judge_main(argv[1:])
     return run_scorer_cli("python -m models.tools.score", __doc__, argv,
                           lambda ap: ap.add_argument("--output", type=Path), _score)
 

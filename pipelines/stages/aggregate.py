@@ -7,31 +7,37 @@ from apache_beam.ml.inference.base import RunInference
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox
-from schemas.records import AnswerCount, KeptQuestion
+from schemas.records import AnswerGroup, KeptQuestion
 
 
-def qa_row(kept: KeptQuestion, answers: list[AnswerCount], total: int, distinct: int, agg) -> dict:
+def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
     """A row of qa.parquet (plus the index vector under 'vector', dropped before writing)."""
     q = kept.scored
+    first, last = group.period
     return {
         "qid": kept.qid, "question": q.question, "question_key": q.key, "lang": q.lang,
         "frequency": q.frequency, "rank": kept.rank, "gec_score": q.gec_score, "intent_score": q.intent_score,
         "qtype": kept.qtype, "qtype_score": kept.qtype_score, "answer": agg.answer,
         "confidence": agg.confidence, "vote_margin": agg.vote_margin,
         "viewpoints": [{"summary": v.summary, "answer_ids": list(v.answer_ids)} for v in agg.viewpoints],
-        "answers": [{"answer_id": a.answer_id, "text": a.text, "count": a.count} for a in answers],
-        "total_answers": total, "distinct_answers": distinct, "method": agg.method, "flags": list(agg.flags),
+        "answers": [{"answer_id": a.answer_id, "text": a.text, "count": a.count, "non_answer": a.non_answer,
+                     "non_answer_score": a.non_answer_score, "non_answer_reason": a.non_answer_reason}
+                    for a in group.answers],
+        "total_answers": group.total, "distinct_answers": group.distinct, "non_answers": group.non_answer_rows,
+        "method": agg.method, "flags": list(agg.flags),
         "aliases": [{"question": text, "count": int(n)} for text, n in kept.aliases]
         or [{"question": q.question, "count": q.frequency}],
+        "time_sensitive": q.time_sensitive, "time_sensitive_reason": q.time_reason,
+        "logs_period": {"first": first, "last": last} if first else None,
         "vector": kept.vector,
     }
 
 
-def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, tuple]]) -> list[dict]:
-    groups = [(k.scored.question, k.qtype, k.scored.lang, answers) for k, (answers, _, _) in batch]
+def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) -> list[dict]:
+    # only the answers that answer: a non-answer never wins a vote nor forms or supports a viewpoint
+    groups = [(k.scored.question, k.qtype, k.scored.lang, list(g.valid)) for k, g in batch]
     results = aggregator.aggregate_many(groups)
-    return [qa_row(k, answers, total, distinct, agg)
-            for (k, (answers, total, distinct)), agg in zip(batch, results)]
+    return [qa_row(k, g, agg) for (k, g), agg in zip(batch, results)]
 
 
 class AggregateHandler(MeteredHandler):
@@ -56,5 +62,5 @@ class AggregateHandler(MeteredHandler):
 
 
 def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None) -> RunInference:
-    """(KeptQuestion, answer group) -> qa row; ``cache_path``: the aggregation cache (or None)."""
+    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None)."""
     return RunInference(AggregateHandler(factory, batch_size, cache_path))

@@ -1,7 +1,7 @@
 """Stage ``count``: occurrences per normalised question key, folded into the saved state of earlier logs.
 
-The per-question state is (surface forms, languages, {answer_key: answer surface forms}, first seen), the
-first three with counts; it is written to ``state/questions.parquet`` (see pipelines.state for the rest of the state).
+The per-question state is (surface forms, languages, {answer_key: answer surface forms}, first seen, the
+(first, last) dates of its rows), the first three with counts; it is written to ``state/questions.parquet`` (see pipelines.state for the rest of the state).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections import Counter
 import apache_beam as beam
 
 from models.paraphrase.evidence import answer_signature
+from schemas.dates import seen_date, widen
 from schemas.records import QuestionStats
 
 
@@ -20,7 +21,7 @@ def most_frequent(counts: dict[str, int]) -> str:
 
 
 def to_question_stats(key: str, state: tuple) -> QuestionStats:
-    forms, langs, answers, first_seen = state
+    forms, langs, answers, first_seen, period = state
     return QuestionStats(
         key=key,
         question=most_frequent(forms),
@@ -29,6 +30,7 @@ def to_question_stats(key: str, state: tuple) -> QuestionStats:
         surface_forms=len(forms),
         first_seen=first_seen,
         answers=answer_signature(answers),
+        period=tuple(period),
     )
 
 
@@ -52,27 +54,30 @@ class CountQuestions(beam.PTransform):
 
 class QuestionStateFn(beam.CombineFn):
     """Values of one key, either a row ``(question, lang, answer_key, answer, seen)`` or a saved state
-    ``(forms, langs, answers, first_seen)`` -> the merged state ``(Counter, Counter, {answer_key: Counter},
-    first_seen)`` (first_seen: the smallest ``seen``; "" only while empty)."""
+    ``(forms, langs, answers, first_seen, period)`` -> the merged state ``(Counter, Counter,
+    {answer_key: Counter}, first_seen, (first date, last date))`` (first_seen: the smallest ``seen``; ""
+    only while empty; the dates are "" while no row had a timestamp)."""
 
     def create_accumulator(self):
-        return (Counter(), Counter(), {}, "")
+        return (Counter(), Counter(), {}, "", ("", ""))
 
     def add_input(self, acc, value):
-        forms, langs, answers, first = acc
-        if len(value) == 5:
+        forms, langs, answers, first, period = acc
+        if isinstance(value[0], str):  # a row
             question, lang, answer_key, answer, seen = value
             forms[question] += 1
             langs[lang] += 1
             answers.setdefault(answer_key, Counter())[answer] += 1
+            period = widen(period, seen_date(seen))
         else:
-            f, lg, ans, seen = value
+            f, lg, ans, seen, (d0, d1) = value
             forms.update(f)
             langs.update(lg)
             for key, texts in ans.items():
                 answers.setdefault(key, Counter()).update(texts)
+            period = widen(widen(period, d0), d1)
         first = seen if not first or (seen and seen < first) else first
-        return forms, langs, answers, first
+        return forms, langs, answers, first, period
 
     def merge_accumulators(self, accs):
         out = self.create_accumulator()
@@ -95,10 +100,10 @@ def _counted(c: dict) -> list[dict]:
 
 def state_record(kv) -> dict:
     """(key, merged state) -> a row of state/questions.parquet (lists sorted, so files are deterministic)."""
-    key, (forms, langs, answers, first_seen) = kv
+    key, (forms, langs, answers, first_seen, (d0, d1)) = kv
     return {"key": key, "forms": _counted(forms), "langs": _counted(langs),
             "answers": [{"answer_key": a, "forms": _counted(answers[a])} for a in sorted(answers)],
-            "first_seen": first_seen}
+            "first_seen": first_seen, "first_date": d0, "last_date": d1}
 
 
 def state_value(record: dict) -> tuple:
@@ -107,4 +112,5 @@ def state_value(record: dict) -> tuple:
         return {x["text"]: x["count"] for x in items}
 
     return record["key"], (counts(record["forms"]), counts(record["langs"]),
-                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]}, record["first_seen"])
+                           {a["answer_key"]: counts(a["forms"]) for a in record["answers"]}, record["first_seen"],
+                           (record["first_date"], record["last_date"]))

@@ -12,13 +12,19 @@ from pipelines.stages.count import most_frequent
 from schemas.records import AnswerCount
 
 
+def ranked_answers(acc: dict[str, Counter]) -> list[tuple[str, int, str]]:
+    """(answer key, count, shown text: its most given surface form) of a group accumulator, most given first
+    (ties by text)."""
+    merged = [(key, sum(forms.values()), most_frequent(forms)) for key, forms in acc.items()]
+    merged.sort(key=lambda x: (-x[1], x[2]))
+    return merged
+
+
 def answer_group(acc: dict[str, Counter], max_answers: int) -> tuple[list[AnswerCount], int, int]:
     """(top answers numbered 1..n, total answers, distinct answers) from a group accumulator."""
-    merged = [(sum(forms.values()), most_frequent(forms)) for forms in acc.values()]
-    merged.sort(key=lambda ct: (-ct[0], ct[1]))
-    total = sum(c for c, _ in merged)
-    top = [AnswerCount(i + 1, text, count) for i, (count, text) in enumerate(merged[:max_answers])]
-    return top, total, len(merged)
+    ranked = ranked_answers(acc)
+    top = [AnswerCount(i + 1, text, count) for i, (_, count, text) in enumerate(ranked[:max_answers])]
+    return top, sum(c for _, c, _ in ranked), len(ranked)
 
 
 def pool_answers(groups) -> dict[str, Counter]:

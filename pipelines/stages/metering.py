@@ -20,7 +20,8 @@ NAMESPACE = "qabase"
 LOG_EVERY_S = 5.0
 
 # the order stages appear in the summary table
-STAGE_ORDER = ("read", "validate", "count", "score", "paraphrase", "select", "group", "embed", "aggregate", "write")
+STAGE_ORDER = ("read", "validate", "count", "score", "time", "paraphrase", "select", "nonanswer", "embed", "aggregate",
+               "write")
 
 
 class StageMeter:

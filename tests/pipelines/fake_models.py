@@ -15,10 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.aggregators.embedding import EmbeddingAggregator
+from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import content_tokens, negations, numbers_differ
 from models.paraphrase.pair_classifier import space
 from models.qtype import QuestionTypeClassifier
 from models.registry import ParaphraseModels, ScoringModels
+from models.timesensitive.rules import RuleTimeSensitivity
 
 DIM = 64
 _TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
@@ -118,7 +120,15 @@ class FakeModels:
     def paraphrase(self) -> ParaphraseModels:
         return ParaphraseModels(OverlapJudge(), {"en": HashEmbedder(), "zh": HashEmbedder()})
 
+    def non_answer(self) -> RuleNonAnswer:  # the real pattern rules: fast and deterministic
+        return RuleNonAnswer()
+
+    def time_sensitivity(self) -> RuleTimeSensitivity:  # the real cue rules
+        return RuleTimeSensitivity()
+
     def identities(self) -> dict[str, str]:
         emb = HashEmbedder.model_id
-        return {"paraphrase": OverlapJudge.model_id,"gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id, "intent": QuestionMarkIntent.model_id,
-                "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]", "aggregator": f"embedding[{emb}]"}
+        return {"paraphrase": OverlapJudge.model_id, "gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id,
+                "intent": QuestionMarkIntent.model_id, "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]",
+                "aggregator": f"embedding[{emb}]", "non_answer": RuleNonAnswer.model_id,
+                "time_sensitive": RuleTimeSensitivity.model_id, "language": "script+py3langid"}

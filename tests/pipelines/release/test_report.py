@@ -122,8 +122,8 @@ def test_quality_gate_catches_accepted_rows_beyond_the_limits(tmp_path, monkeypa
         "What is the capital of France?", "What is the capital of France?",
         "Could you please explain how the tides are caused by the moon and the sun?"]) + "\n", encoding="utf-8")
     real = validate.validate_row
-    monkeypatch.setattr(validate, "validate_row", lambda row, limits: real(
-        row, dataclasses.replace(limits, max_question_chars=10 ** 6)))
+    monkeypatch.setattr(validate, "validate_row", lambda row, limits, *rest: real(
+        row, dataclasses.replace(limits, max_question_chars=10 ** 6), *rest))
     cfg = load_config(None, {"limits.max_question_chars": 40, "quality.data_docs": False})
     with pytest.raises(PublishError, match=r"quality gate: 2 critical .*accepted_rows\.expect_column_value_lengths"
                                            r"_to_be_between\(question\).*accepted_rows_profile\..*question_chars_max"):

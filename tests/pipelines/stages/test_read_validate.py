@@ -99,7 +99,10 @@ def test_a_folder_input_takes_the_log_files_in_it(tmp_path, fixtures):
 def test_logged_language_tag_wins_over_detection():
     row = RawRow("f", 1, "OK?", "a", lang_hint="zh-CN")
     assert validate_row(row, LIM).lang == "zh"
-    assert validate_row(row._replace(lang_hint="fr"), LIM).lang == "en"
+    assert validate_row(row._replace(lang_hint="en_US"), LIM).lang == "en"
+    out = validate_row(row._replace(lang_hint="fr"), LIM)  # a language tag we know, not one the build keeps
+    assert (out.reason, out.detail) == ("unsupported_language", "fr (logged lang 'fr'); input.languages: en, zh, mixed")
+    assert validate_row(row._replace(lang_hint="klingon"), LIM).lang == "en"  # a tag we do not know: detected
 
 
 def test_accepted_profile_combines_exactly_across_bundles():

@@ -46,10 +46,11 @@ def test_answer_group_merges_caps_and_numbers():
     acc = fn.create_accumulator()
     for key, text in [("paris", "Paris"), ("paris", "Paris."), ("paris", "Paris"), ("lyon", "Lyon"),
                       ("nice", "Nice"), ("nice", "Nice")]:
-        acc = fn.add_input(acc, ("Q?", "en", key, text, "2"))
+        acc = fn.add_input(acc, ("Q?", "en", key, text, "2026-03-02T10:00:00Z\x1fa.jsonl"))
     merged = fn.merge_accumulators([acc, (Counter({"Q?": 1}), Counter({"en": 1}), {"lyon": Counter({"Lyon": 1})},
-                                          "1")])
-    assert merged[3] == "1"  # the earliest row of either
+                                          "2026-03-01T09:00:00Z\x1fb.jsonl", ("2026-03-01", "2026-03-01"))])
+    assert merged[3].startswith("2026-03-01")  # the earliest row of either
+    assert merged[4] == ("2026-03-01", "2026-03-02")  # the period of the rows' dates
     top, total, distinct = answer_group(merged[2], max_answers=2)
     assert [(a.answer_id, a.text, a.count) for a in top] == [(1, "Paris", 3), (2, "Lyon", 2)]
     assert (total, distinct) == (7, 3)

@@ -1,0 +1,29 @@
+"""Standardised L2 logistic regression (fitted by Newton's method) shared by the small trained heads:
+a handful of features up to a sentence vector, a few hundred labelled rows; exact, fast, no sklearn."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> dict:
+    """{"mean", "scale", "weights", "bias"} of a logistic regression of ``y`` (0/1) on ``x``."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    reg = l2 * np.eye(z.shape[1])
+    reg[-1, -1] = 0.0  # no penalty on the bias
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-z @ w))
+        step = np.linalg.solve((z * (p * (1 - p))[:, None]).T @ z + reg, z.T @ (p - y) + reg @ w)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w[:-1].tolist(), "bias": float(w[-1])}
+
+
+def apply(params: dict, x: np.ndarray) -> np.ndarray:
+    """P(label 1) per row of ``x``."""
+    z = (x - np.asarray(params["mean"])) / np.asarray(params["scale"])
+    return 1.0 / (1.0 + np.exp(-(z @ np.asarray(params["weights"]) + params["bias"])))

