@@ -80,6 +80,9 @@ class EmbeddingNonAnswer:
         self._rules = RuleNonAnswer()
         self.thresholds = {sp: float(head.get("threshold", 0.5) if threshold is None else threshold)
                            for sp, head in self._heads.items()}
+        # from this probability on, a matched pattern family is enough (the rules alone: precision 1.0)
+        self.pattern_thresholds = {sp: min(float(head.get("pattern_threshold", 1.0)), self.thresholds[sp])
+                                   for sp, head in self._heads.items()}
         self.model_id = nonanswer_identity(params, embedder.model_id) + ("" if threshold is None else f"@{threshold:g}")
 
     def probabilities(self, items: list[tuple[str, str, str]]) -> np.ndarray:
@@ -96,9 +99,12 @@ class EmbeddingNonAnswer:
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
         out = []
         for (q, a, lang), p in zip(items, self.probabilities(items)):
-            if p < self.thresholds[space(lang)]:
+            sp = space(lang)
+            if p < min(self.thresholds[sp], self.pattern_thresholds[sp]):
                 out.append((round(float(p), 6), ""))
                 continue
             _, family = self._rules.judge(q, a, lang)
-            out.append((round(float(p), 6), family or "non_answer"))
+            # a pattern family (refusal, no real-time data, ...) vouches for a less sure head
+            bad = p >= self.thresholds[sp] or bool(family)
+            out.append((round(float(p), 6), (family or "non_answer") if bad else ""))
         return out

@@ -32,7 +32,9 @@ _FAMILIES = (
     ("redirect",
      r"(please (?:contact|reach out|consult|check|see)|reach out to|contact (?:customer )?support|"
      r"i recommend (?:hiring|contacting|consulting)|consult a)",
-     r"(请(?:联系|咨询|查询|查看|关注)|建议(?:您)?(?:咨询|联系|关注|查看)|及时就医|请及时)"),
+     r"(请(?:联系|咨询|查询|查看|关注)|建议(?:您)?(?:咨询|联系|关注|查看)|及时就医|请及时|"
+     # "具体时间请以官方通知为准。" as the whole sentence (after an answer it is a caveat, not a dodge)
+     r"^\s*[^，,。]{0,6}以[^，,。]{0,12}(?:官方|官网|通知|公告|规定|实际)[^，,。]{0,6}为准[。！!.]?\s*$)"),
     ("clarify",
      r"(could you (?:rephrase|clarify|repeat)|didn'?t understand|what do you need help with|can you be more specific)",
      r"(没有理解|能再说一遍|请再说一遍|能具体说说|请问您是指)"),

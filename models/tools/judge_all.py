@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 
 from schemas.errors import QabaseError
-from schemas.text import truncate
 
 
 def read_pairs(path: Path) -> list[tuple[str, str | None]]:
@@ -102,6 +101,20 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     return out
 
 
+def _clip(text: str, width: int) -> str:
+    """At most ``width`` terminal columns (a CJK character takes two), with … when cut."""
+    import unicodedata
+
+    out, used = [], 0
+    for ch in text:
+        w = 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        if used + w > width - 1:
+            return "".join(out) + "…"
+        out.append(ch)
+        used += w
+    return text
+
+
 def table(rows: list[dict]) -> str:
     from models.tools.score import _pad
 
@@ -111,7 +124,7 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         na = "-" if r["non_answer_score"] is None else f"{r['non_answer_score']:.2f}"
         lines.append(f"{r['lang']:<5} {r['gec']:>5.2f} {r['intent']:>6.2f} {r['time_score']:>5.2f} {na:>7}  "
-                     f"{_pad(truncate(r['text'], 32), 34)} {_pad(truncate(r['answer'] or '', 28), 30)} {r['verdict']}")
+                     f"{_pad(_clip(r['text'], 32), 34)} {_pad(_clip(r['answer'] or '', 28), 30)} {r['verdict']}")
     return "\n".join(lines)
 
 

@@ -68,3 +68,32 @@ def test_gec_lm_backend_needs_a_model_dir(tmp_path, tiny_llama, capsys):
     src = tmp_path / "in.txt"
     assert main(["gec", "--input", str(src), "--backend", "lm"]) == 2
     assert "need --model-dir" in capsys.readouterr().err
+
+
+def test_all_shows_every_judgement_and_the_verdict_with_its_reason(tmp_path, capsys):
+    """`score all` on the mixed file the docs show: chit-chat, requests, non-answers, time-sensitive
+    questions and unsupported languages, both languages (benchmarks/mixed_judgements.jsonl)."""
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[3] / "benchmarks" / "mixed_judgements.jsonl"
+    out = tmp_path / "all.jsonl"
+    assert main(["all", "--input", str(src), "--output", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    verdict = {(r["text"], r["answer"]): r["verdict"] for r in rows}
+    assert verdict[("What do you cook?", "I mostly make pasta and curries.")] == "low_intent"
+    assert verdict[("你今天吃饭了吗？", "吃过了，你呢？")] == "low_intent"
+    assert verdict[("唐宋八大家是哪八位", "韩愈、柳宗元、欧阳修、苏洵、苏轼、苏辙、王安石、曾巩。")] == "kept"
+    assert verdict[("What is the capital of Australia?", "I'm sorry, but I can't help with that.")] \
+        == "no_valid_answer (refusal)"
+    assert verdict[("北京到上海的高铁要多久？", "无法确定，建议查询12306官方信息。")].startswith("no_valid_answer")
+    # a caveat, then the answer: an answer
+    assert verdict[("What's the population of Tokyo?", "I can't give today's exact figure, but the Tokyo "
+                    "metropolis has about 14 million residents.")] == "kept"
+    assert verdict[("How much does the iPhone 17 cost right now?", "It starts at $799 in the US.")] \
+        == "kept, time_sensitive:price"
+    assert verdict[("今年高考是哪天？", "6月7日开始。")] == "kept, time_sensitive:this_year"
+    assert verdict[("Quelle est la capitale de l'Australie ?", "Canberra.")] == "unsupported_language"
+    assert verdict[("長城有多長？", "歷代長城總長約21196公里。")] == "kept"
+    assert main(["all", "--input", str(src)]) == 0
+    assert "no_valid_answer (refusal)" in capsys.readouterr().out
+    assert main(["all", "--input", str(tmp_path / "missing.jsonl")]) == 2
