@@ -115,9 +115,17 @@ def withheld_keys(path: Path, manifest: dict) -> dict[str, str]:
         raise BaseIntegrityError(f"base: {p} does not match its checksum in the manifest")
     if "entry_key" not in pq.read_schema(p).names:
         return {}
-    rows = pq.read_table(p, columns=["question_key", "entry_key", "reason"]).to_pylist()
-    entry_reason = {r["question_key"]: r["reason"] for r in rows if r["reason"] in WITHHELD_REASONS}
-    return {r["question_key"]: entry_reason[r["entry_key"]] for r in rows if r["entry_key"] in entry_reason}
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    # filtered in Arrow: a base holds millions of distinct questions and only a few are withheld
+    table = pq.read_table(p, columns=["question_key", "entry_key", "reason"])
+    reps = table.filter(pc.is_in(table["reason"], value_set=pa.array(WITHHELD_REASONS)))
+    entry_reason = dict(zip(reps["question_key"].to_pylist(), reps["reason"].to_pylist()))
+    if not entry_reason:
+        return {}
+    members = table.filter(pc.is_in(table["entry_key"], value_set=pa.array(list(entry_reason))))
+    return {k: entry_reason[e] for k, e in zip(members["question_key"].to_pylist(), members["entry_key"].to_pylist())}
 
 
 _CACHE: dict[tuple[str, str], LoadedBase] = {}

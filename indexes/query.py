@@ -8,7 +8,8 @@
 "score"}]}``. ``answer``: ``{"query", "found", "answer", "viewpoints", "qid", "message",
 "matched_question", "score", "time_sensitive", "logs_period", "withheld"}``; when nothing valid is
 found, ``found`` is false and ``message`` is the fixed no-information message (``withheld`` says why
-when the logs asked the question but every answer was a non-answer). Batch mode reads one query per line
+when the logs asked the question: ``no_valid_answer``, every judged answer a non-answer, or
+``time_sensitive``, dropped by policy). Batch mode reads one query per line
 and writes one JSON line per query, in the same order. A missing or corrupted base
 is one ``error:`` line and exit code 2.
 """

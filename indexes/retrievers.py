@@ -52,8 +52,9 @@ class Answer(NamedTuple):
     # against the period of the logs it came from ({"first": date, "last": date}, or None: no timestamps)
     time_sensitive: bool = False
     logs_period: dict | None = None
-    # why nothing was found when the logs did ask this question: no_valid_answer (every answer the
-    # chatbot gave was a non-answer) or time_sensitive (dropped by policy); "" otherwise
+    # why nothing was found when the logs did ask this question: no_valid_answer (every judged answer the
+    # chatbot gave, its grouping.max_answers most given, was a non-answer) or time_sensitive (dropped by
+    # policy); "" otherwise
     withheld: str = ""
 
 

@@ -461,6 +461,34 @@ def _names_or_dirs(path: str, value: str, names: tuple[str, ...], prefixes: tupl
         raise ConfigError(f"config: {path} must be {what}, got {value!r}")
 
 
+def _check_head_spaces(cfg: BuildConfig) -> None:
+    """The packaged (or given) non-answer and time-sensitivity heads were fitted in one embedding space each;
+    a config that names other embedders fails here, not after scoring (their probabilities would mean
+    nothing there: refit them)."""
+    m = cfg.models
+    kind, _, target = cfg.non_answer.model.partition(":")
+    if kind == "embedding" and (not target or Path(target).is_file()):
+        from models.nonanswer.embedding import load_params
+
+        fitted = load_params(target or None).get("embedder")
+        if fitted and fitted != embedder_identity(m.embedder):
+            raise ConfigError(f"config: the non-answer head was fitted on {fitted}, but models.embedder is "
+                              f"{embedder_identity(m.embedder)}; refit it (qabase train-nonanswer --embedder ... "
+                              "--out P.json; non_answer.model: embedding:P.json) or use non_answer.model: rules")
+    kind, _, target = cfg.time_sensitive.model.partition(":")
+    if cfg.time_sensitive.policy != "keep" and kind == "embedding" and (not target or Path(target).is_file()):
+        from models.timesensitive.embedding import load_params as load_time_params
+
+        params = load_time_params(target or None)
+        for sp, spec in (("en", m.intent_embedder_en), ("zh", m.intent_embedder_zh)):
+            fitted = params[sp].get("embedder")
+            if fitted and fitted != embedder_identity(spec):
+                raise ConfigError(f"config: the time-sensitivity head's {sp} side was fitted on {fitted}, but "
+                                  f"models.intent_embedder_{sp} is {embedder_identity(spec)}; refit it (qabase "
+                                  "train-timesensitive --out P.json; time_sensitive.model: embedding:P.json) or use "
+                                  "time_sensitive.model: rules")
+
+
 def check_config(cfg: BuildConfig) -> BuildConfig:
     """Every model name in ``cfg`` is one this registry knows, and every model directory exists."""
     from models.aggregators.prompt import PROMPTS
@@ -487,6 +515,7 @@ def check_config(cfg: BuildConfig) -> BuildConfig:
             raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
         if kind == "hf" and not Path(target).is_dir():
             raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    _check_head_spaces(cfg)
     if not (PROMPTS / f"aggregate_{a.prompt_version}.en.txt").is_file():
         raise ConfigError(f"config: aggregation.prompt_version {a.prompt_version!r} has no prompt files in {PROMPTS}")
     for path, value in (("models.gec_en", m.gec_en), ("models.gec_zh", m.gec_zh), ("models.intent", m.intent),

@@ -33,7 +33,7 @@ from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import score_transform
-from pipelines.stages.select import SelectTopK, eligible, question_rows
+from pipelines.stages.select import SelectTopK, eligible, question_rows, with_entry_time_sensitivity
 from pipelines.stages.timecheck import time_transform
 from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
@@ -106,11 +106,12 @@ def _select(state, scored, cfg: BuildConfig, staging: str, factory: ModelFactory
     """(merged, judged, selected): paraphrase groups; the candidates' (Entry, AnswerGroup); the top K of those
     with a valid answer. Writes questions.parquet with every question's scores and fate."""
     merged = scored | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size)
+    merged = dict(merged, entries=merged["entries"] | "EntryTimeSensitivity" >> beam.Map(with_entry_time_sensitivity))
     drop = cfg.time_sensitive.policy == "drop"
     k = cfg.filter.top_k
     candidates = (merged["entries"]
                   | "Eligible" >> beam.Filter(eligible, drop)
-                  | "Candidates" >> SelectTopK(k + math.ceil(k * cfg.non_answer.headroom)))
+                  | "Candidates" >> SelectTopK(k + math.ceil(round(k * cfg.non_answer.headroom, 9))))
     member_answers = (state
                       | "CandidateState" >> beam.FlatMap(
                           lambda kv, entry_of: [(entry_of[kv[0]], (kv[0], kv[1][2]))] if kv[0] in entry_of else [],

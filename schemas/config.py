@@ -144,7 +144,7 @@ class NonAnswerConfig:
 class TimeSensitiveConfig:
     # questions whose answers go stale (prices, release dates, this year's dates, the latest episode,
     # lottery numbers, who holds an office now): "flag" marks the entry (time_sensitive, with the period
-    # of the logs its answers came from, in qa.parquet and every retriever reply), "drop" leaves it out of
+    # of the logs its answers came from, in qa.parquet and every AnswerRetriever reply), "drop" leaves it out of
     # the base (reason time_sensitive), "keep" does not judge (nothing is flagged)
     policy: str = "flag"
     # "embedding": the packaged head (models/data/timesensitive_lr.json, docs/time_sensitive.md);

@@ -94,5 +94,5 @@ class RuleTimeSensitivity:
             s = 0.0 if not fams else (0.7 if len(fams) == 1 else 0.85)
             if s and looks_stable(q, lang):
                 s /= 2
-            out.append((s, fams[0] if s >= self.threshold else ""))
+            out.append((s, fams[0] if fams and s >= self.threshold else ""))
         return out

@@ -8,8 +8,8 @@ line (``question<TAB>answer`` for a pair). For each row, with the models and thr
 (chit-chat scores low on intent), the time-sensitivity judgement, the non-answer judgement of the
 answer, and the verdict the build would reach for a question asked with only that answer:
 ``kept`` (``kept, time_sensitive:<cue>`` when flagged) or the first reason it leaves:
-``unsupported_language``, ``low_gec``, ``low_intent``, ``no_valid_answer (<reason>)`` or
-``time_sensitive (<cue>)`` under policy drop.
+``unsupported_language``, ``low_gec``, ``low_intent``, ``time_sensitive (<cue>)`` under policy drop, or
+``no_valid_answer (<reason>)``.
 """
 
 from __future__ import annotations
@@ -86,10 +86,10 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         elif g <= cfg.filter.gec_threshold or s <= cfg.filter.intent_threshold:
             verdict = "+".join(r for r, bad in (("low_gec", g <= cfg.filter.gec_threshold),
                                                 ("low_intent", s <= cfg.filter.intent_threshold)) if bad)
+        elif t_reason and cfg.time_sensitive.policy == "drop":  # dropped before its answers are judged
+            verdict = f"time_sensitive ({t_reason})"
         elif a_reason:
             verdict = f"no_valid_answer ({a_reason})"
-        elif t_reason and cfg.time_sensitive.policy == "drop":
-            verdict = f"time_sensitive ({t_reason})"
         else:
             verdict = "kept" + (f", time_sensitive:{t_reason}" if t_reason else "")
         out.append({"text": q, "answer": a, "lang": lang, "lang_score": round(float(lang_p), 4),

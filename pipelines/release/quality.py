@@ -94,7 +94,9 @@ def _qa_frame(path: Path, time_policy: str = "flag"):
         bad = {a["answer_id"] for a in answers if a.get("non_answer")}
         # non-answers: at least one answer answers; none is the published answer nor in a viewpoint; counted
         r["has_valid_answer"] = len(bad) < len(answers)
-        r["non_answers_excluded"] = (r["answer"] not in {a["text"] for a in answers if a["answer_id"] in bad}
+        # an LLM writes its own answer text (it may read like a shown non-answer); its viewpoints' ids still count
+        own_text = str(r.get("method", "")).startswith("llm")
+        r["non_answers_excluded"] = ((own_text or r["answer"] not in {a["text"] for a in answers if a["answer_id"] in bad})
                                      and not any(i in bad for v in (r["viewpoints"] or []) for i in v["answer_ids"]))
         r["non_answers_counted"] = (r.get("non_answers", 0) == sum(a["count"] for a in answers if a["answer_id"] in bad)
                                     <= r["total_answers"])

@@ -266,7 +266,7 @@ def _non_answer_section(na: dict) -> list[str]:
 
 
 def _time_section(ts: dict) -> list[str]:
-    policy = {"flag": "flagged in the base (every retriever reply carries the flag and the period of the logs)",
+    policy = {"flag": "flagged in the base (every AnswerRetriever reply carries the flag and the period of the logs)",
               "drop": "left out of the base (reason <code>time_sensitive</code>)",
               "keep": "not judged"}[ts["policy"]]
     return [

