@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models import logistic
 from models.paraphrase.evidence import FEATURES, entities_differ, negations, numbers_differ, pair_features
 from schemas.errors import ModelLoadError
 
@@ -27,21 +28,8 @@ def space(lang: str) -> str:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> dict:
-    """Standardised L2 logistic regression by Newton's method (a few features: exact and fast)."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    w = np.zeros(z.shape[1])
-    reg = l2 * np.eye(z.shape[1])
-    reg[-1, -1] = 0.0  # no penalty on the bias
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-z @ w))
-        step = np.linalg.solve((z * (p * (1 - p))[:, None]).T @ z + reg, z.T @ (p - y) + reg @ w)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return {"features": list(FEATURES), "mean": mean.tolist(), "scale": scale.tolist(),
-            "weights": w[:-1].tolist(), "bias": float(w[-1])}
+    """Standardised L2 logistic regression (models.logistic) over the pair evidence, named by FEATURES."""
+    return {"features": list(FEATURES), **logistic.fit(x, y, l2=l2, steps=steps)}
 
 
 def probabilities(params: dict, x: np.ndarray) -> np.ndarray:
