@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> dict:
-    """{"mean", "scale", "weights", "bias"} of a logistic regression of ``y`` (0/1) on ``x``."""
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50, sample_weights: np.ndarray | None = None) -> dict:
+    """{"mean", "scale", "weights", "bias"} of a logistic regression of ``y`` (0/1) on ``x`` (each row counted
+    ``sample_weights`` times; once without)."""
+    sw = np.ones(len(x)) if sample_weights is None else np.asarray(sample_weights, dtype=np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
@@ -16,7 +18,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> dict:
     reg[-1, -1] = 0.0  # no penalty on the bias
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-z @ w))
-        step = np.linalg.solve((z * (p * (1 - p))[:, None]).T @ z + reg, z.T @ (p - y) + reg @ w)
+        step = np.linalg.solve((z * (sw * p * (1 - p))[:, None]).T @ z + reg, z.T @ (sw * (p - y)) + reg @ w)
         w -= step
         if np.abs(step).max() < 1e-8:
             break

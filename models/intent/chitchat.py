@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models import logistic
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "chitchat_lr.json"
@@ -68,21 +69,8 @@ def probabilities(params: dict, x: np.ndarray) -> np.ndarray:
 
 
 def fit_weighted_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float, steps: int = 50) -> dict:
-    """Standardised L2 logistic regression with sample weights, by Newton's method."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    w = np.zeros(z.shape[1])
-    reg = l2 * np.eye(z.shape[1])
-    reg[-1, -1] = 0.0  # no penalty on the bias
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-z @ w))
-        hess = (z * (weights * p * (1 - p))[:, None]).T @ z + reg
-        step = np.linalg.solve(hess, z.T @ (weights * (p - y)) + reg @ w)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w[:-1].tolist(), "bias": float(w[-1])}
+    """Standardised L2 logistic regression with sample weights (models.logistic)."""
+    return logistic.fit(x, y, l2=l2, steps=steps, sample_weights=weights)
 
 
 def load_params(path: str | Path | None = None) -> dict:

@@ -9,25 +9,17 @@ Each text runs on its own (no padding), so its language never depends on the oth
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Sequence
 
+from models.embedders.hf import dir_fingerprint
 from schemas.errors import ModelLoadError
 from schemas.text import language_code
 
 PREFIX = "hf:"
 
 
-def dir_fingerprint(path: Path) -> str:
-    """A cheap identity of a model directory: file names, sizes and the config's content."""
-    h = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file()):
-        h.update(f"{f.relative_to(path)}:{f.stat().st_size};".encode())
-        if f.name == "config.json":
-            h.update(f.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def hf_identity(path: str | Path) -> str:
