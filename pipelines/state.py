@@ -23,7 +23,8 @@ from typing import NamedTuple
 from schemas.errors import QabaseError
 from schemas.layout import QUESTIONS_FILE, STATE_DIR, STATE_FILE
 
-STATE_VERSION = 3  # 2: first_seen per question (issue 13); 3: first/last dates (issue 14)
+STATE_VERSION = 4  # 2: first_seen per question (issue 13); 3: first/last dates (issue 14); 4: offsets dated in UTC,
+# year-first slash/dot/Chinese dates read (schemas.dates): dates kept by an older state may differ
 # row-level counts computed per increment and summed across increments
 ROW_COUNTS = ("rows_parsed", "rows_rejected_read", "rows_accepted", "rows_rejected_validate")
 ROW_COUNT_MAPS = ("reject_reasons", "row_langs")

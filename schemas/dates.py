@@ -1,7 +1,11 @@
 """Calendar dates of logged timestamps: the period of the logs an entry's answers came from.
 
 Logs carry timestamps as ISO strings ("2024-03-01T08:00:00Z", "2024-03-01 08:00"), Parquet
-timestamps (read as their text) or Unix epochs in seconds or milliseconds; anything else has no date.
+timestamps (read as their text), year-first dates with slashes or dots ("2024/03/01 08:00", "2024.3.1"),
+Chinese dates ("2024年3月1日") or Unix epochs in seconds or milliseconds. A timestamp with a UTC offset
+("2024-03-01T23:30:00-05:00") is dated in UTC (2024-03-02), as epochs are, so one event has one date
+whatever zone logged it; one without an offset keeps its own calendar date. Day-first or month-first
+dates ("03/01/2024") are ambiguous and have no date, as has anything else.
 """
 
 from __future__ import annotations
@@ -10,6 +14,9 @@ import datetime as _dt
 import re
 
 _ISO = re.compile(r'^\s*"?(\d{4})-(\d{2})-(\d{2})')
+# the time of day and the offset after an ISO date: "T08:00", " 08:00:00.123", then "Z", "+08:00", "-0500"
+_ISO_OFFSET = re.compile(r'^[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})\s*"?\s*$', re.I)
+_YEAR_FIRST = re.compile(r'^\s*"?(\d{4})\s*(?:[/.]|年)\s*(\d{1,2})\s*(?:[/.]|月)\s*(\d{1,2})(?!\d)')
 _EPOCH = re.compile(r"^\s*(\d{9,14})(?:\.\d+)?\s*$")
 SEEN_SEPARATOR = "\x1f"  # AcceptedRow.seen: the logged timestamp, then file and position
 
@@ -22,7 +29,23 @@ def iso_date(stamp: str | None) -> str:
     if m:
         y, mo, d = (int(x) for x in m.groups())
         try:
-            return _dt.date(y, mo, d).isoformat()
+            day = _dt.date(y, mo, d)
+        except ValueError:
+            return ""
+        tail = _ISO_OFFSET.match(stamp[m.end():])
+        if tail and tail.group(4).upper() != "Z":
+            hh, mm, ss, off = tail.groups()
+            sign = -1 if off[0] == "-" else 1
+            digits = off[1:].replace(":", "")
+            offset = _dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            if offset < _dt.timedelta(hours=15) and int(hh) < 24 and int(mm) < 60:
+                local = _dt.datetime(y, mo, d, int(hh), int(mm), int(ss or 0))
+                return (local - sign * offset).date().isoformat()
+        return day.isoformat()
+    m = _YEAR_FIRST.match(stamp)
+    if m:
+        try:
+            return _dt.date(*(int(x) for x in m.groups())).isoformat()
         except ValueError:
             return ""
     m = _EPOCH.match(stamp)

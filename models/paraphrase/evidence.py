@@ -128,12 +128,16 @@ def _says_something(answer: str) -> bool:
     return len(content_tokens(answer, "zh" if _CJK.search(answer) else "en")) >= 3
 
 
-def answer_signature(answers: dict, top: int = 10) -> tuple:
+def answer_signature(answers: dict, top: int = 10, skip=None) -> tuple:
     """A question's answers (``{normalised answer: counts of its surface forms}``, as the count stage keeps
     them) as ((hash of the normalised answer, count), ...) for its ``top`` most frequent distinct answers
-    that say something (:func:`_says_something`): small enough to travel with every distinct question."""
+    that say something (:func:`_says_something`) and that ``skip`` (a predicate on the answer, if given) does
+    not exclude: small enough to travel with every distinct question."""
     ranked = sorted(((sum(forms.values()), key) for key, forms in answers.items() if _says_something(key)),
-                    key=lambda ck: (-ck[0], ck[1]))[:top]
+                    key=lambda ck: (-ck[0], ck[1]))
+    if skip is not None:
+        ranked = [ck for ck in ranked[:4 * top] if not skip(ck[1])]
+    ranked = ranked[:top]
     return tuple(sorted((int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big"), n)
                         for n, key in ranked))
 

@@ -13,7 +13,9 @@ expectations (a failure stops the publish, ``latest`` stays where it was):
   ``qtype`` in {objective, subjective}, viewpoints present for subjective questions;
 * the index: ``ntotal`` equals the rows, recall@10 at or above the floor.
 
-Warnings (reported, never blocking): drift against the previous published version:
+Warnings (reported, never blocking): a base shorter than ``filter.top_k`` while eligible entries were
+never judged (more candidates had no valid answer than ``non_answer.headroom`` allowed for); drift
+against the previous published version:
 the share of its questions carried over (``quality.min_carried_over``) and the shift of
 the mean GEC and intent scores (``quality.max_mean_score_shift``).
 
@@ -206,6 +208,19 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
         (CRITICAL, E.ExpectColumnValuesToBeInSet(column="ntotal_matches_rows", value_set=[True])),
         (CRITICAL, E.ExpectColumnValuesToBeBetween(column="recall_at_10", min_value=recall_floor)),
     ])
+    # the base came out smaller than K while eligible entries were left unjudged: more candidates had no valid
+    # answer than non_answer.headroom allowed for (raising it fills the base; the base is right, just short)
+    k = cfg.filter.top_k
+    short = len(qa) < k and stats.get("entries", 0) > stats.get("candidates_judged", 0)
+    results += v.run_suite("fill", pd.DataFrame([{"headroom_sufficient": not short}]), [
+        (WARNING, E.ExpectColumnValuesToBeInSet(column="headroom_sufficient", value_set=[True])),
+    ])
+    if short:
+        logging.getLogger(__name__).warning(
+            "the base has %d entries, fewer than filter.top_k %d, while %d eligible entries were never judged: %d of the "
+            "%d candidates had no valid answer; raise non_answer.headroom (now %s) to fill it", len(qa), k,
+            stats.get("entries", 0) - stats.get("candidates_judged", 0), stats.get("no_valid_answer", 0),
+            stats.get("candidates_judged", 0), cfg.non_answer.headroom)
     drift = {}
     q = cfg.quality
     if previous is not None and (previous / QA_FILE).is_file() and len(qa):

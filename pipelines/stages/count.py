@@ -10,6 +10,7 @@ from collections import Counter
 
 import apache_beam as beam
 
+from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import answer_signature
 from schemas.dates import seen_date, widen
 from schemas.records import QuestionStats
@@ -18,6 +19,19 @@ from schemas.records import QuestionStats
 def most_frequent(counts: dict[str, int]) -> str:
     """The most frequent entry; ties go to the lexicographically smallest, so runs agree."""
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+_RULES = RuleNonAnswer()
+
+
+def is_stock_non_answer(answer: str) -> bool:
+    """A refusal, "I cannot provide real-time information", "无法确定，请咨询官方": the same few sentences answer
+    many unrelated questions, so sharing one is no evidence that two questions are one (the paraphrase
+    stage's answer evidence leaves them out). The pattern families alone (precision 1.000 on the
+    non-answer evaluation set, no model at count time); the non-answer stage later judges every
+    candidate's answers with the full detector."""
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in answer) else "en"
+    return _RULES.judge("", answer, lang)[0] >= _RULES.threshold
 
 
 def to_question_stats(key: str, state: tuple) -> QuestionStats:
@@ -29,7 +43,7 @@ def to_question_stats(key: str, state: tuple) -> QuestionStats:
         lang=most_frequent(langs),
         surface_forms=len(forms),
         first_seen=first_seen,
-        answers=answer_signature(answers),
+        answers=answer_signature(answers, skip=is_stock_non_answer),
         period=tuple(period),
     )
 

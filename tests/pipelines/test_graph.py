@@ -122,6 +122,23 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     assert "Non-answers" in report and "Where is my parcel now?" in report
 
 
+def test_a_base_left_short_by_the_headroom_warns_and_more_headroom_fills_it(tmp_path, tmp_base):
+    rows = (_rows("What is the capital of France?", ["Paris is the capital of France."] * 7, 1)
+            + _rows("Where is my parcel now?", ["I'm sorry, but I can't help with that."] * 5, 3)
+            + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2))
+    logs = _logs(tmp_path / "logs.jsonl", rows)
+    base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False, "filter.top_k": 2}
+    short = run_build([str(logs)], tmp_base, load_config(None, {**base, "non_answer.headroom": 0.0}),
+                      factory=FakeModels())
+    assert short.manifest["counts"]["published"] == 1  # the parcel question had no valid answer, Spain never judged
+    warned = [w for w in short.manifest["quality"]["warnings"] if w["suite"] == "fill"]
+    assert warned and warned[0]["column"] == "headroom_sufficient"
+    full = run_build([str(logs)], tmp_path / "base2", load_config(None, {**base, "non_answer.headroom": 0.5}),
+                     factory=FakeModels())
+    assert full.manifest["counts"]["published"] == 2
+    assert not [w for w in full.manifest["quality"]["warnings"] if w["suite"] == "fill"]
+
+
 def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path, tmp_base):
     from fake_models import HashEmbedder
 

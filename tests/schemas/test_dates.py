@@ -18,3 +18,17 @@ def test_seen_dates_and_periods():
     period = widen(("", ""), "2026-03-04")
     assert period == ("2026-03-04", "2026-03-04")
     assert widen(widen(period, "2026-01-02"), "") == ("2026-01-02", "2026-03-04")
+
+
+def test_offsets_are_dated_in_utc_and_year_first_dates_are_read():
+    from schemas.dates import iso_date
+
+    assert iso_date("2024-03-01T23:30:00-05:00") == "2024-03-02"  # the same instant as epoch 1709353800
+    assert iso_date("2024-03-01T23:30:00-05:00") == iso_date("1709353800")
+    assert iso_date("2024-03-01T00:30:00+08:00") == "2024-02-29"
+    assert iso_date("2024-03-01T23:30:00.5+0530") == "2024-03-01"
+    assert iso_date("2024-03-01T23:30:00Z") == iso_date("2024-03-01 23:30") == "2024-03-01"
+    assert iso_date("2024/03/01") == iso_date("2024/3/1 08:00") == iso_date("2024.3.1") == "2024-03-01"
+    assert iso_date("2024年3月1日 上午") == "2024-03-01"
+    # ambiguous day/month order, impossible dates: no date (never a guess)
+    assert iso_date("03/01/2024") == iso_date("2024/13/01") == iso_date("2024-02-30") == ""

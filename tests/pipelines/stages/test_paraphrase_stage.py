@@ -186,3 +186,22 @@ def test_answers_that_disagree_keep_two_questions_apart():
     cands = [("a", "b", "my phone lost what now", "my phone lost what now please", 0.99, lost, broken)]
     assert judge_candidates(OverlapJudge(), cands, "en", ParaphraseConfig()) == []
     assert judge_candidates(OverlapJudge(), cands, "en", ParaphraseConfig(answers_disagree_min=0))[0][1][1] is True
+
+
+def test_a_shared_stock_non_answer_is_no_evidence_that_two_questions_are_one():
+    from models.paraphrase.evidence import answer_overlap
+    from pipelines.stages.count import is_stock_non_answer, to_question_stats
+
+    dodge = "i'm sorry, but i can't provide real-time information about current prices."
+    dodge_zh = "无法确定，请咨询官方客服。"
+    price = {dodge: {dodge: 5}, dodge_zh: {dodge_zh: 2}, "about 3 dollars a litre in most shops": {"x": 1}}
+    weather = {dodge: {dodge: 7}, dodge_zh: {dodge_zh: 1}, "sunny with a high of 21 degrees": {"y": 2}}
+    assert is_stock_non_answer(dodge) and is_stock_non_answer(dodge_zh)
+    assert not is_stock_non_answer("about 3 dollars a litre in most shops")
+    a = to_question_stats("a", ({"price of milk?": 8}, {"en": 8}, price, "s", ("", "")))
+    b = to_question_stats("b", ({"weather today?": 10}, {"en": 10}, weather, "s", ("", "")))
+    assert len(a.answers) == 1 and len(b.answers) == 1  # the two dodges are left out of each signature
+    assert answer_overlap(a.answers, b.answers) == 0.0
+    # an answer that says something is still evidence
+    c = to_question_stats("c", ({"cost of milk?": 3}, {"en": 3}, price, "s", ("", "")))
+    assert answer_overlap(a.answers, c.answers) == 1.0
