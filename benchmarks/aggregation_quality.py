@@ -95,23 +95,28 @@ def stackexchange(data: Path) -> dict:
     seconds = time.perf_counter() - t
     rows = {"aggregator": [], "random (expected)": [], "longest": [], "first posted": []}
     acc_rows = {k: [] for k in rows}
+    either_rows = {k: [] for k in rows}
     for g, r in zip(groups, results):
         top = max(g["scores"])
         n = len(g["texts"])
+        good = [g["scores"][i] == top or g["ids"][i] == g["accepted"] for i in range(n)]
         picks = {"aggregator": chosen_position(r, g["texts"]),
                  "longest": max(range(n), key=lambda i: (len(g["texts"][i]), -i)), "first posted": 0}
         for name, pos in picks.items():
             rows[name].append(1.0 if g["scores"][pos] == top else 0.0)
+            either_rows[name].append(1.0 if good[pos] else 0.0)
             if g["accepted"]:
                 acc_rows[name].append(1.0 if g["ids"][pos] == g["accepted"] else 0.0)
         rows["random (expected)"].append(sum(1 for s in g["scores"] if s == top) / n)
+        either_rows["random (expected)"].append(sum(good) / n)
         if g["accepted"]:
             acc_rows["random (expected)"].append(1.0 / n)
     mean = lambda xs: round(sum(xs) / len(xs), 4) if xs else None  # noqa: E731
     return {"groups": len(groups), "with_accepted": len(acc_rows["aggregator"]),
             "answers_per_group": round(sum(len(g["texts"]) for g in groups) / len(groups), 2),
             "objective_share": round(types.count("objective") / len(types), 3), "seconds": round(seconds, 1),
-            "accepted": {k: mean(v) for k, v in acc_rows.items()}, "top_scored": {k: mean(v) for k, v in rows.items()}}
+            "accepted": {k: mean(v) for k, v in acc_rows.items()}, "top_scored": {k: mean(v) for k, v in rows.items()},
+            "accepted_or_top_scored": {k: mean(v) for k, v in either_rows.items()}}
 
 
 def arena(data: Path, n: int, seed: int = 0) -> dict:

@@ -336,8 +336,8 @@ def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache
     from models.aggregators.embedding import EmbeddingAggregator
 
     return _cached(("embedding-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: EmbeddingAggregator(
-        embedder(models_cfg.embedder, models_cfg, cache_dir), merge_floor=cfg.merge_floor, merge_ceiling=cfg.merge_ceiling,
-        gap_ratio=cfg.gap_ratio, lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
+        embedder(models_cfg.embedder, models_cfg, cache_dir), merge_threshold=cfg.merge_threshold,
+        lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
         embed_max_chars=cfg.embed_max_chars))
 
 
@@ -356,8 +356,8 @@ def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str 
 def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str:
     from models.aggregators.embedding import embedding_aggregator_identity
 
-    fallback = embedding_aggregator_identity(embedder_identity(models_cfg.embedder), cfg.merge_floor,
-                                             cfg.merge_ceiling, cfg.gap_ratio, cfg.lexical_weight,
+    fallback = embedding_aggregator_identity(embedder_identity(models_cfg.embedder), cfg.merge_threshold,
+                                             cfg.lexical_weight,
                                              cfg.summary_max_chars, cfg.embed_max_chars)
     if cfg.backend == "embedding":
         return fallback

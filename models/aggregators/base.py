@@ -35,8 +35,9 @@ class Aggregator(Protocol):
 
 def overall_summary(viewpoints: list[Viewpoint], lang: str) -> str:
     if lang in ("zh", "mixed"):
-        parts = [f"（{i}）{v.summary}" for i, v in enumerate(viewpoints, 1)]
-        return f"共有{len(viewpoints)}种观点：" + "；".join(parts)
+        # each summary's own closing mark gives way to the separator (never "。；")
+        parts = [f"（{i}）{v.summary.rstrip('。；;！!？?. ')}" for i, v in enumerate(viewpoints, 1)]
+        return f"共有{len(viewpoints)}种观点：" + "；".join(parts) + "。"
     parts = [f"({i}) {v.summary}" for i, v in enumerate(viewpoints, 1)]
     noun = "viewpoint" if len(viewpoints) == 1 else "viewpoints"
     return f"{len(viewpoints)} {noun}: " + " ".join(parts)

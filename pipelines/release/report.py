@@ -109,6 +109,28 @@ def _read(path: Path, columns: list[str]) -> list[dict]:
     return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
 
 
+def reliability_view(qa: list[dict]) -> dict:
+    """Reliability scores of the published entries, their weakest part, and the entries to look at first: the
+    least reliable and those whose answer contradicts a minority with numbers."""
+    scored = [r for r in qa if r.get("reliability") is not None]
+    weakest = Counter(min(r["reliability_parts"].items(), key=lambda kv: kv[1])[0] for r in scored
+                      if r.get("reliability_parts") and min(r["reliability_parts"].values()) < 1.0)
+
+    def row(r):
+        parts = ", ".join(f"{k} {v:.2f}" for k, v in (r.get("reliability_parts") or {}).items())
+        return [f"{r['reliability']:.3f}", r["rank"], r["question"], (r["answer"] or "")[:160], parts]
+
+    return {
+        "scores": [r["reliability"] for r in scored],
+        "weakest_part": dict(weakest.most_common()),
+        "least": [row(r) for r in sorted(scored, key=lambda r: (r["reliability"], r["rank"]))[:MERGES_SHOWN]],
+        "contradicted": [row(r) + [r.get("contradicting_answers", 0)]
+                         for r in sorted((r for r in scored if r.get("contradicted")), key=lambda r: r["rank"])
+                         [:MERGES_SHOWN]],
+        "contradicted_count": sum(1 for r in scored if r.get("contradicted")),
+    }
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     c = manifest["counts"]
     questions = _read(version_dir / QUESTIONS_FILE,
@@ -118,7 +140,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
     rejected = _read(version_dir / REJECTED_FILE, ["stage", "reason", "source", "position", "raw"])
     qa = _read(version_dir / QA_FILE, ["rank", "question", "frequency", "qtype", "total_answers", "distinct_answers",
                                        "viewpoints", "lang", "flags", "aliases", "answer", "answers", "non_answers",
-                                       "time_sensitive", "time_sensitive_reason", "logs_period"])
+                                       "time_sensitive", "time_sensitive_reason", "logs_period", "reliability",
+                                       "reliability_parts", "contradicted", "contradicting_answers"])
     cfg = manifest.get("config", {})
     examples: dict[str, list[dict]] = {}
     for r in rejected:
@@ -149,6 +172,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "merges": merges(questions, qa),
         "non_answers": non_answers(questions, qa),
         "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
+        "reliability": reliability_view(qa),
         "frequencies": [r["frequency"] for r in qa],
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
@@ -211,6 +235,11 @@ def charts(f: dict) -> dict[str, str]:
         ax.set_title(f"{kind.upper() if kind == 'gec' else 'Intent'} score of every distinct question")
         ax.set_xlabel("score (kept iff score > threshold)")
         out[f"{kind}_hist"] = _png(fig)
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.hist(f["reliability"]["scores"] or [0.0], bins=20, range=(0, 1), color="#4c72b0")
+    ax.set_title("Reliability of the base's answers")
+    ax.set_xlabel("reliability (product of agreement, support, answered, consistent, fresh)")
+    out["reliability_hist"] = _png(fig)
     fig, ax = plt.subplots(figsize=(5, 3))
     freqs = f["frequencies"] or [1]
     bins = np.logspace(0, np.log10(max(freqs) + 1), 20)
@@ -284,6 +313,25 @@ def _time_section(ts: dict) -> list[str]:
     ]
 
 
+def _reliability_section(rel: dict, img) -> list[str]:
+    parts = ", ".join(f"{k} ({n})" for k, n in rel["weakest_part"].items()) or "none"
+    return [
+        "<h2 id='reliability'>Reliability</h2>",
+        "<p>Every entry's <code>reliability</code> is the product of its parts: <b>agreement</b> (share of the "
+        "answer rows that agree with the chosen answer), <b>support</b> (how many rows back it: one 0.5, two "
+        "0.75, three 0.875), <b>answered</b> (share of judged rows that were not non-answers), <b>consistent</b> "
+        "(0.5 when the chosen answer contradicts a minority with numbers) and <b>fresh</b> (0.7 when "
+        f"time-sensitive). Weakest part, where one is below 1: {html.escape(parts)}. "
+        f"{rel['contradicted_count']:,} entries contradict a minority with numbers.</p>",
+        img("reliability_hist", "reliability histogram"),
+        "<p>Least reliable entries (look at these first):</p>",
+        _table(rel["least"] or [["none", "", "", "", ""]], ["reliability", "rank", "question", "answer", "parts"]),
+        "<p>Entries whose answer contradicts a minority with numbers:</p>",
+        _table(rel["contradicted"] or [["none", "", "", "", "", ""]],
+               ["reliability", "rank", "question", "answer", "parts", "rows against"]),
+    ]
+
+
 def render_html(f: dict, images: dict[str, str]) -> str:
     e = html.escape
     img = lambda k, alt: f'<img src="{images[k]}" alt="{e(alt)}">'  # noqa: E731
@@ -341,6 +389,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
                ["probability", "question", "asks", "merged", "entry in base"]),
         *_non_answer_section(f["non_answers"]),
         *_time_section(f["time_sensitive"]),
+        *_reliability_section(f["reliability"], img),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
         img("per_question", "answers and viewpoints per question"), "</div>",
         _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),

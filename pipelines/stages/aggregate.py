@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apache_beam.ml.inference.base import RunInference
 
+from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox
@@ -14,6 +15,9 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
     """A row of qa.parquet (plus the index vector under 'vector', dropped before writing)."""
     q = kept.scored
     first, last = group.period
+    signals = answer_signals(agg, list(group.valid))
+    parts = reliability_parts(signals, sum(a.count for a in group.answers), group.non_answer_rows,
+                              q.time_sensitive)
     return {
         "qid": kept.qid, "question": q.question, "question_key": q.key, "lang": q.lang,
         "frequency": q.frequency, "rank": kept.rank, "gec_score": q.gec_score, "intent_score": q.intent_score,
@@ -29,6 +33,9 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
         or [{"question": q.question, "count": q.frequency}],
         "time_sensitive": q.time_sensitive, "time_sensitive_reason": q.time_reason,
         "logs_period": {"first": first, "last": last} if first else None,
+        "agreeing_answers": signals.agreeing_answers, "contradicted": signals.contradicted,
+        "contradicting_answers": signals.contradicting_answers,
+        "reliability": reliability(parts), "reliability_parts": parts,
         "vector": kept.vector,
     }
 

@@ -81,11 +81,24 @@ def test_viewpoints_cover_every_answer_once():
     assert res.method == "embedding-viewpoints" and res.answer.startswith(f"{len(res.viewpoints)} viewpoints")
 
 
-def test_cluster_cut_adapts_to_scale():
-    # two tight groups far apart relative to their own spread, whatever the absolute scale
-    for scale in (0.05, 0.5):
-        d = np.array([[0, 1, 9, 9], [1, 0, 9, 9], [9, 9, 0, 1], [9, 9, 1, 0]], float) * scale / 9
-        assert cluster_answers(d, floor=0.0, ceiling=1.0, gap_ratio=1.3) == [0, 0, 1, 1]
+def test_centred_distances_are_on_the_groups_own_scale():
+    from models.aggregators.embedding import centred_distances
+
+    # two tight pairs, far apart relative to their own spread: the same structure whatever the absolute
+    # spread of the group (raw cosines 0.99+ or 0.5)
+    rng = np.random.default_rng(0)
+    common = rng.normal(size=16)
+    a, b = rng.normal(size=16), rng.normal(size=16)
+    for spread in (0.05, 1.0):
+        pts = np.stack([common + spread * (a + 0.1 * rng.normal(size=16)) for _ in range(2)]
+                       + [common + spread * (b + 0.1 * rng.normal(size=16)) for _ in range(2)])
+        pts /= np.linalg.norm(pts, axis=1, keepdims=True)
+        d = centred_distances(pts.astype(np.float32))
+        assert d[0, 1] < 0.2 and d[2, 3] < 0.2 and d[0, 2] > 0.6
+        assert cluster_answers(d, 0.62) == [0, 0, 1, 1]
+    # two answers alone are opposite: only words, numbers or a near duplicate can join them
+    two = np.eye(2, 4, dtype=np.float32)
+    assert abs(centred_distances(two)[0, 1] - 1.0) < 1e-6
 
 
 def test_first_sentence_keeps_decimals():
@@ -186,12 +199,17 @@ def test_numbers_and_number_aware_votes():
     assert number_values("about 1.5 million people") == [1500000.0]
     assert han_value("三十五") == 35 and han_value("两万一千") == 21000 and han_value("一亿") == 1e8
     assert agree(21196, 21000) and not agree(21196, 10000)
-    texts = ["It is about 21,196 km long.", "It is about 8,850 km long.", "Roughly 21196 kilometres."]
-    vecs = np.ones((3, 4), dtype=np.float32) / 2.0  # identical meaning vectors: only numbers can tell
-    plain = answer_distances(vecs, texts)
-    aware = answer_distances(vecs, texts, number_aware=True)
-    assert aware[0, 1] == 1.0 and aware[1, 2] == 1.0
-    assert aware[0, 2] == plain[0, 2] < 1.0
+    texts = ["It is about 21,196 km long.", "It is about 8,850 km long.", "Roughly 21196 kilometres.",
+             "A very long wall indeed."]
+    vecs = np.eye(4, dtype=np.float32)  # unrelated meaning vectors: only numbers can tell
+    d = answer_distances(vecs, texts)
+    assert d[0, 1] == 1.0 and d[1, 2] == 1.0  # both state numbers, none agree: apart, for every question type
+    assert d[0, 2] <= 0.3  # the same figure: together
+    assert 0.3 < d[0, 3] < 1.0  # no number on one side: the meaning decides
+    # near duplicates join, unless their numbers disagree
+    same = np.ones((2, 4), dtype=np.float32) / 2.0
+    assert answer_distances(same, ["Paris.", "It is Paris."])[0, 1] == 0.0
+    assert answer_distances(same, ["About 8,849 m.", "About 8,611 m."])[0, 1] == 1.0
 
 
 def test_support_check_flags_a_summary_closer_to_another_viewpoint():

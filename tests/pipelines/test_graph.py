@@ -108,6 +108,11 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     refusal = next(a for a in france["answers"] if a["text"].startswith("I'm sorry"))
     assert refusal["non_answer"] and refusal["non_answer_reason"] == "refusal" and refusal["non_answer_score"] >= 0.5
     assert not qa["What is the capital of Spain?"]["answers"][0]["non_answer"]
+    # reliability: every valid row agrees (3 of 3), three rows back it, but 4 of the 7 judged rows were refusals
+    assert france["agreeing_answers"] == 3 and not france["contradicted"]
+    assert france["reliability_parts"] == {"agreement": 1.0, "support": 0.875, "answered": round(3 / 7, 6),
+                                           "consistent": 1.0, "fresh": 1.0}
+    assert france["reliability"] == round(0.875 * round(3 / 7, 6), 6) < qa["What is the capital of Spain?"]["reliability"]
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     parcel = questions["Where is my parcel now?"]
     assert parcel["reason"] == "no_valid_answer" and parcel["non_answer_share"] == 1.0 and parcel["qid"] is None

@@ -51,7 +51,7 @@ def test_aggregator_identities_carry_every_setting_that_changes_results():
     from models.aggregators.llm import LlmAggregator
 
     a = EmbeddingAggregator(FakeEmbedder())
-    assert a.model_id != EmbeddingAggregator(FakeEmbedder(), merge_floor=0.3).model_id
+    assert a.model_id != EmbeddingAggregator(FakeEmbedder(), merge_threshold=0.5).model_id
     assert a.model_id != EmbeddingAggregator(FakeEmbedder(), lexical_weight=0.5).model_id
 
     class Gen:
@@ -59,4 +59,4 @@ def test_aggregator_identities_carry_every_setting_that_changes_results():
 
     llm = LlmAggregator(Gen(), a)
     assert llm.model_id.endswith(f"|fallback={a.model_id}]")
-    assert llm.model_id != LlmAggregator(Gen(), EmbeddingAggregator(FakeEmbedder(), gap_ratio=2.0)).model_id
+    assert llm.model_id != LlmAggregator(Gen(), EmbeddingAggregator(FakeEmbedder(), lexical_weight=0.1)).model_id
