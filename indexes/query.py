@@ -1,12 +1,13 @@
 """Query a published base from the command line; JSON on stdout.
 
-    python -m indexes.query --base DIR questions "text" [-k 5]
+    python -m indexes.query --base DIR questions "text" [-k 5] [--mode hybrid|dense|bm25]
     python -m indexes.query --base DIR answer "text" [--threshold 0.9]
     python -m indexes.query --base DIR questions|answer --input queries.txt --output results.jsonl [-k 5]
 
 ``questions``: the top-k related base questions, ``{"query", "hits": [{"question", "qid",
 "score"}]}``. ``answer``: ``{"query", "found", "answer", "viewpoints", "qid", "message",
-"matched_question", "score", "time_sensitive", "logs_period", "withheld"}``; when nothing valid is
+"matched_question", "score", "time_sensitive", "logs_period", "withheld", "reliability",
+"reliability_parts", "agreeing_answers", "contradicted"}``; when nothing valid is
 found, ``found`` is false and ``message`` is the fixed no-information message (``withheld`` says why
 when the logs asked the question: ``no_valid_answer``, every judged answer a non-answer, or
 ``time_sensitive``, dropped by policy). Batch mode reads one query per line
@@ -35,7 +36,7 @@ def check_query(q: str) -> str:
     return q
 
 
-def run(base: str, tool: str, queries: list[str], k: int, threshold: float) -> list[dict]:
+def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode: str = "hybrid") -> list[dict]:
     from indexes.retrievers import AnswerRetriever, QuestionRetriever
 
     for q in queries:
@@ -43,7 +44,7 @@ def run(base: str, tool: str, queries: list[str], k: int, threshold: float) -> l
     if tool == "questions":
         if not 1 <= k <= MAX_K:
             raise QabaseError(f"-k must be between 1 and {MAX_K}")
-        hits = QuestionRetriever(base).search_batch(queries, k)
+        hits = QuestionRetriever(base, mode=mode).search_batch(queries, k)
         return [{"query": q, "hits": [h._asdict() for h in hs]} for q, hs in zip(queries, hits)]
     answers = AnswerRetriever(base, threshold=threshold).get_batch(queries)
     return [{"query": q, **a._asdict()} for q, a in zip(queries, answers)]
@@ -55,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("tool", choices=("questions", "answer"))
     ap.add_argument("text", nargs="?")
     ap.add_argument("-k", type=int, default=5)
+    ap.add_argument("--mode", choices=("hybrid", "dense", "bm25"), default="hybrid",
+                    help="questions: dense and BM25 fused (default), or either alone (docs/retrieval.md)")
     ap.add_argument("--threshold", type=float, default=0.9, help="answer: lowest cosine for a nearest match")
     ap.add_argument("--input", type=Path, help="one query per line")
     ap.add_argument("--output", type=Path)
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             queries = [line for line in args.input.read_text(encoding="utf-8").splitlines() if line.strip()]
         else:
             queries = [args.text]
-        results = run(args.base, args.tool, queries, args.k, args.threshold)
+        results = run(args.base, args.tool, queries, args.k, args.threshold, args.mode)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

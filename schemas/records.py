@@ -101,6 +101,15 @@ class Entry(NamedTuple):
         return self.representative.key if self.representative is not None else self.members[0].key
 
 
+class FormVectors(NamedTuple):
+    """An entry's forms in its language space, for that space's index: rows = the entry's aliases in order,
+    the representative first; ``embedder`` = the space's embedder id."""
+
+    space: str  # "en" or "zh" (schemas.layout.LANGUAGE_SPACES)
+    embedder: str
+    vectors: object  # np.ndarray float32 (forms x dim), L2-normalised
+
+
 class KeptQuestion(NamedTuple):
     """A question in the top K, with its index vector and type."""
 
@@ -112,6 +121,7 @@ class KeptQuestion(NamedTuple):
     qtype_score: float
     # (question, count) of every form of the entry, the representative first (schemas.qa ALIAS)
     aliases: tuple = ()
+    forms: FormVectors | None = None  # None: no language index for this entry
 
 
 class AnswerCount(NamedTuple):

@@ -36,7 +36,7 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
         "agreeing_answers": signals.agreeing_answers, "contradicted": signals.contradicted,
         "contradicting_answers": signals.contradicting_answers,
         "reliability": reliability(parts), "reliability_parts": parts,
-        "vector": kept.vector,
+        "vector": kept.vector, "forms": kept.forms,
     }
 
 

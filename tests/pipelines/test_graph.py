@@ -121,7 +121,10 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     assert c["no_valid_answer"] == 1 and c["published"] == 2
     assert res.manifest["quality"]["critical_failures"] == []
     ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("where is my parcel now")
-    assert not ans.found and ans.withheld == "no_valid_answer"
+    assert not ans.found and ans.withheld == "no_valid_answer" and ans.reliability is None
+    got = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("What is the capital of France?")
+    assert got.found and got.reliability == france["reliability"] and got.reliability_parts["answered"] < 1.0
+    assert got.agreeing_answers == 3 and not got.contradicted
     assert ans.message == "AnswerRetriever found no valid information for where is my parcel now"
     report = (res.path / "report.html").read_text(encoding="utf-8")
     assert "Non-answers" in report and "Where is my parcel now?" in report
