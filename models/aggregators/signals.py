@@ -9,8 +9,10 @@ bar on ``reliability`` (in [0, 1]) or on its parts:
   viewpoints that at least two answer rows share (a point one answer makes alone is weakly attested);
 * ``support``: ``1 - 0.5 ** agreeing rows`` (one answer 0.5, two 0.75, three 0.875): how many answers back it;
 * ``answered``: the share of the judged rows that were answers, not non-answers;
-* ``consistent``: 0.5 when the chosen class states numbers and a minority class states numbers none of
-  which agree with them (the chosen answer contradicts a minority with numbers), else 1 (always 1 for
+* ``consistent``: ``1 - 0.5 x`` the share of the answer rows that contradict the chosen answer with
+  numbers (a minority class states numbers none of which agree with the chosen class's): a lone wrong
+  figure among many right ones costs little beyond ``agreement``, an even split on a figure costs a
+  quarter; 1 when nothing contradicts (always 1 for
   viewpoint entries, whose answer reports every viewpoint and takes no side);
 * ``fresh``: 0.7 when the entry is time-sensitive (its answer may be stale), else 1.
 
@@ -25,7 +27,7 @@ from models.aggregators.base import AggregateResult
 from models.numbers import any_agree, number_values
 from schemas.records import AnswerCount
 
-CONTRADICTED = 0.5
+CONTRADICTION_WEIGHT = 0.5
 STALE = 0.7
 
 
@@ -81,7 +83,7 @@ def reliability_parts(signals: AnswerSignals, judged_rows: int, non_answer_rows:
         "agreement": round(signals.agreeing_answers / valid, 6) if valid else 0.0,
         "support": round(1.0 - 0.5 ** signals.agreeing_answers, 6),
         "answered": round(1.0 - non_answer_rows / judged_rows, 6) if judged_rows else 1.0,
-        "consistent": CONTRADICTED if signals.contradicted else 1.0,
+        "consistent": round(1.0 - CONTRADICTION_WEIGHT * signals.contradicting_answers / valid, 6) if valid else 1.0,
         "fresh": STALE if time_sensitive else 1.0,
     }
 

@@ -320,7 +320,7 @@ def _reliability_section(rel: dict, img) -> list[str]:
         "<p>Every entry's <code>reliability</code> is the product of its parts: <b>agreement</b> (share of the "
         "answer rows that agree with the chosen answer), <b>support</b> (how many rows back it: one 0.5, two "
         "0.75, three 0.875), <b>answered</b> (share of judged rows that were not non-answers), <b>consistent</b> "
-        "(0.5 when the chosen answer contradicts a minority with numbers) and <b>fresh</b> (0.7 when "
+        "(1 − half the share of rows that contradict the chosen answer with numbers) and <b>fresh</b> (0.7 when "
         f"time-sensitive). Weakest part, where one is below 1: {html.escape(parts)}. "
         f"{rel['contradicted_count']:,} entries contradict a minority with numbers.</p>",
         img("reliability_hist", "reliability histogram"),

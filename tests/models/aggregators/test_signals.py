@@ -17,7 +17,7 @@ def test_a_majority_that_contradicts_a_minority_with_numbers_is_flagged_and_scor
     s = answer_signals(_vote(answers[0].text, [[1, 2], [3]]), answers)
     assert (s.agreeing_answers, s.valid_answers, s.contradicted, s.contradicting_answers) == (7, 8, True, 1)
     parts = reliability_parts(s, judged_rows=10, non_answer_rows=2, time_sensitive=False)
-    assert parts == {"agreement": 0.875, "support": round(1 - 0.5 ** 7, 6), "answered": 0.8, "consistent": 0.5,
+    assert parts == {"agreement": 0.875, "support": round(1 - 0.5 ** 7, 6), "answered": 0.8, "consistent": round(1 - 0.5 / 8, 6),
                      "fresh": 1.0}
     assert reliability(parts) == round(float(np.prod(list(parts.values()))), 6)
     # the same group without the wrong figure: consistent, and more reliable
