@@ -3,7 +3,34 @@ a handful of features up to a sentence vector, a few hundred labelled rows; exac
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
 import numpy as np
+
+from schemas.errors import ModelLoadError
+
+
+def read_params(path: Path, what: str) -> dict:
+    """A head's fitted parameters (JSON) from ``path``; a missing or unreadable file is a ModelLoadError that
+    names ``what`` ("non-answer parameters") and the path."""
+    try:
+        params = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"model: {what} not found: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ModelLoadError(f"model: {path} is not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise ModelLoadError(f"model: {path} is not valid JSON (not UTF-8)") from None
+    if not isinstance(params, dict):
+        raise ModelLoadError(f"model: {path} is not a JSON object of {what}")
+    return params
+
+
+def params_digest(params: dict) -> str:
+    """12 hex digits of the parameters' content: part of a head's identity (score caches must not mix heads)."""
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50, sample_weights: np.ndarray | None = None) -> dict:

@@ -20,8 +20,6 @@ hf:/...``) is scored without the head, and the scorer's identity says which spac
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import re
 from pathlib import Path
@@ -29,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from models import logistic
+from models.logistic import params_digest, read_params
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "chitchat_lr.json"
@@ -75,17 +74,10 @@ def fit_weighted_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2:
 
 def load_params(path: str | Path | None = None) -> dict:
     p = Path(path) if path else PACKAGED
-    try:
-        params = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"model: chit-chat head parameters not found: {p}") from None
+    params = read_params(p, "chit-chat head parameters")
     if params.get("version") != VERSION:
         raise ModelLoadError(f"model: {p}: chit-chat head version {params.get('version')!r}, expected {VERSION}")
     return params
-
-
-def params_digest(params: dict) -> str:
-    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def usable_spaces(params: dict, embedder_ids: dict[str, str]) -> list[str]:

@@ -12,13 +12,12 @@ hand-labelled answers (benchmarks/nonanswer_{dev,heldout,terse}.tsv), measured o
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 
+from models.logistic import params_digest, read_params
 from models.nonanswer.rules import RuleNonAnswer
 from models.nonanswer.tokens import new_specifics, new_tokens
 from schemas.errors import ModelLoadError
@@ -46,16 +45,11 @@ def apply_logistic(params: dict, x: np.ndarray) -> np.ndarray:
 
 
 def load_params(path: str | Path | None = None) -> dict:
-    p = Path(path) if path else PACKAGED
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"model: non-answer parameters not found: {p}") from None
+    return read_params(Path(path) if path else PACKAGED, "non-answer parameters")
 
 
 def nonanswer_identity(params: dict, embedder_id: str) -> str:
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-    return f"nonanswer-embedding-lr-v1@{digest}[{embedder_id}]"
+    return f"nonanswer-embedding-lr-v1@{params_digest(params)}[{embedder_id}]"
 
 
 SPACES = ("en", "zh")

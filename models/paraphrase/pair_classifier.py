@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from models import logistic
+from models.logistic import read_params
 from models.paraphrase.evidence import FEATURES, entities_differ, negations, numbers_differ, pair_features
 from schemas.errors import ModelLoadError
 
@@ -69,12 +70,7 @@ def threshold_for_precision(scores: np.ndarray, labels: np.ndarray, target: floa
 def load_params(path: str | Path | None = None) -> dict:
     """Trained parameters from ``path`` (default: the packaged judge)."""
     p = Path(path) if path else PACKAGED
-    try:
-        params = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"model: paraphrase judge parameters not found: {p}") from None
-    except json.JSONDecodeError as exc:
-        raise ModelLoadError(f"model: {p} is not valid JSON ({exc.msg})") from None
+    params = read_params(p, "paraphrase judge parameters")
     for sp in ("en", "zh"):
         if not isinstance(params.get(sp), dict) or params[sp].get("features") != list(FEATURES):
             raise ModelLoadError(f"model: {p} has no '{sp}' judge over the features {', '.join(FEATURES)}")

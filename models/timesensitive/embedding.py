@@ -10,13 +10,11 @@ matched, or "time_sensitive" when the vector alone decided.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
 
-from models.logistic import apply
+from models.logistic import apply, params_digest, read_params
 from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
 from schemas.errors import ModelLoadError
 
@@ -40,20 +38,14 @@ def features(vectors: np.ndarray, questions: list[str], langs: list[str]) -> np.
 
 def load_params(path: str | Path | None = None) -> dict:
     p = Path(path) if path else PACKAGED
-    try:
-        params = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"model: time-sensitivity parameters not found: {p}") from None
-    except json.JSONDecodeError:
-        raise ModelLoadError(f"model: {p} is not JSON") from None
+    params = read_params(p, "time-sensitivity parameters")
     if not all(sp in params for sp in SPACES):
         raise ModelLoadError(f"model: {p} needs parameters for {' and '.join(SPACES)}")
     return params
 
 
 def embedding_identity(params: dict) -> str:
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-    return f"timesensitive-embedding-lr-v1@{digest}"
+    return f"timesensitive-embedding-lr-v1@{params_digest(params)}"
 
 
 def own_thresholds_suffix(threshold: float | None) -> str:

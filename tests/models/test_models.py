@@ -222,3 +222,22 @@ def test_support_check_flags_a_summary_closer_to_another_viewpoint():
     assert support_check(good, answers, clusters) == [True, True]
     assert support_check(swapped, answers, clusters) == [False, True]
     assert support_check(good[:1], answers, [[0, 1, 2, 3]]) == [True]
+
+
+def test_every_head_reads_its_parameters_with_one_clear_error(tmp_path):
+    import pytest
+
+    from models.intent.chitchat import load_params as chitchat_params
+    from models.nonanswer.embedding import load_params as nonanswer_params
+    from models.paraphrase.pair_classifier import load_params as judge_params
+    from models.timesensitive.embedding import load_params as time_params
+    from schemas.errors import ModelLoadError
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    for load in (chitchat_params, nonanswer_params, judge_params, time_params):
+        assert isinstance(load(), dict)  # the packaged parameters
+        with pytest.raises(ModelLoadError, match="not found"):
+            load(tmp_path / "missing.json")
+        with pytest.raises(ModelLoadError, match="not valid JSON"):
+            load(broken)
