@@ -105,10 +105,6 @@ def human_labels(g: dict) -> list[int]:
 
 
 # ------------------------------------------------------------------------------------ agreement
-def _comb2(n: int) -> int:
-    return n * (n - 1) // 2
-
-
 def _contingency(a: list, b: list) -> tuple[Counter, Counter, Counter]:
     if len(a) != len(b):
         raise ValueError("label lists differ in length")
@@ -116,19 +112,12 @@ def _contingency(a: list, b: list) -> tuple[Counter, Counter, Counter]:
 
 
 def adjusted_rand_index(true: list, pred: list) -> float:
-    """Adjusted Rand index (Hubert & Arabie), with scikit-learn's conventions for the degenerate cases."""
-    n = len(true)
-    cells, rows, cols = _contingency(true, pred)
-    if n < 2 or (len(rows) == len(cols) and len(rows) in (1, n)):
-        return 1.0  # both one cluster, or both all singletons
-    index = sum(_comb2(v) for v in cells.values())
-    sum_rows = sum(_comb2(v) for v in rows.values())
-    sum_cols = sum(_comb2(v) for v in cols.values())
-    expected = sum_rows * sum_cols / _comb2(n)
-    maximum = (sum_rows + sum_cols) / 2
-    if maximum == expected:
-        return 1.0 if index == expected else 0.0
-    return (index - expected) / (maximum - expected)
+    """Adjusted Rand index: the one ``qabase aggregate`` prints (scikit-learn's conventions)."""
+    from models.tools.aggregate import adjusted_rand_index as ari_
+
+    if len(true) != len(pred):
+        raise ValueError("label lists differ in length")
+    return ari_(true, pred)
 
 
 def _entropy(counts, n: int) -> float:

@@ -89,19 +89,24 @@ def aggregate_groups(groups: list[dict], backend: str = "embedding", model: str 
     return rows
 
 
-def adjusted_rand_index(a: list, b: list) -> float:
-    """Agreement of two clusterings of the same items, corrected for chance (1 identical, ~0 random)."""
+def adjusted_rand_index(true: list, pred: list) -> float:
+    """Agreement of two clusterings of the same items, corrected for chance (Hubert & Arabie; 1 identical,
+    about 0 random), with scikit-learn's conventions for the degenerate cases."""
     from collections import Counter
     from math import comb
 
-    pairs = sum(comb(n, 2) for n in Counter(zip(a, b)).values())
-    rows, cols = (sum(comb(n, 2) for n in Counter(x).values()) for x in (a, b))
-    total = comb(len(a), 2)
-    if total == 0:
-        return 1.0
-    expected = rows * cols / total
-    best = (rows + cols) / 2
-    return 1.0 if best == expected else (pairs - expected) / (best - expected)
+    n = len(true)
+    cells, rows, cols = Counter(zip(true, pred)), Counter(true), Counter(pred)
+    if n < 2 or (len(rows) == len(cols) and len(rows) in (1, n)):
+        return 1.0  # both one cluster, or both all singletons
+    index = sum(comb(v, 2) for v in cells.values())
+    sum_rows = sum(comb(v, 2) for v in rows.values())
+    sum_cols = sum(comb(v, 2) for v in cols.values())
+    expected = sum_rows * sum_cols / comb(n, 2)
+    maximum = (sum_rows + sum_cols) / 2
+    if maximum == expected:
+        return 1.0 if index == expected else 0.0
+    return (index - expected) / (maximum - expected)
 
 
 def readable(rows: list[dict]) -> str:
