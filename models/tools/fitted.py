@@ -1,11 +1,33 @@
-"""What the fitting tools (train_paraphrase, train_nonanswer) share: their --out / --json options and how
-they write the fitted parameters and the measurement table."""
+"""What the fitting tools (train_paraphrase, train_nonanswer, train_timesensitive) share: their hand-labelled
+TSV sets, their --out / --json options and how they write the fitted parameters and the measurement table."""
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 from pathlib import Path
+
+from schemas.errors import QabaseError
+
+
+def read_labelled_tsv(path: Path, columns: tuple[str, ...]) -> list[dict]:
+    """The rows of a hand-labelled TSV (no quoting: texts hold quotes), each with every one of ``columns``
+    and ``label`` as an int; a missing file or column, or a label that is not a number, is one QabaseError."""
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    try:
+        for r in rows:
+            missing = [c for c in columns if r.get(c) is None]
+            if missing:
+                raise KeyError(missing[0])
+            r["label"] = int(r["label"])
+    except (KeyError, ValueError, TypeError):
+        named = ", ".join("label (0/1)" if c == "label" else c for c in columns)
+        raise QabaseError(f"input: {path} needs the columns {named}") from None
+    return rows
 
 
 def add_output_options(ap: argparse.ArgumentParser) -> None:

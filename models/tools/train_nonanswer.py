@@ -16,7 +16,6 @@ opinions they flagged twice as many real answers).
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ import numpy as np
 from models.nonanswer.embedding import SPACES, EmbeddingNonAnswer, answer_features, space
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.pair_classifier import fit_logistic
-from models.tools.fitted import add_output_options, write_outputs
+from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
 from schemas.errors import QabaseError
 
 HERE = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -40,14 +39,8 @@ PATTERN_THRESHOLD = 0.5
 
 def read_labelled(path: Path) -> list[tuple[str, str, str, int]]:
     """(lang, question, answer, label) rows."""
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    try:
-        return [(r["lang"], r["question"], r["answer"], int(r["label"])) for r in rows]
-    except (KeyError, ValueError):
-        raise QabaseError(f"input: {path} needs the columns lang, question, answer, label (0/1)") from None
+    return [(r["lang"], r["question"], r["answer"], r["label"])
+            for r in read_labelled_tsv(path, ("lang", "question", "answer", "label"))]
 
 
 def _pr(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:

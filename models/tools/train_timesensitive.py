@@ -13,7 +13,6 @@ on ``--dev`` only (its threshold: the out-of-fold one with the best F0.5 per lan
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 from models.logistic import apply, fit
 from models.timesensitive.embedding import SPACES, features, space
 from models.timesensitive.rules import RuleTimeSensitivity
-from models.tools.fitted import add_output_options, write_outputs
+from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
 from schemas.errors import QabaseError
 
 HERE = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -34,14 +33,8 @@ FOLDS = 5
 
 def read_labelled(path: Path) -> list[tuple[str, str, int, str]]:
     """(lang, question, label, kind) rows."""
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    try:
-        return [(r["lang"], r["question"], int(r["label"]), r.get("kind", "")) for r in rows]
-    except (KeyError, ValueError, TypeError):
-        raise QabaseError(f"input: {path} needs the columns lang, label (0/1), question") from None
+    return [(r["lang"], r["question"], r["label"], r.get("kind") or "")
+            for r in read_labelled_tsv(path, ("lang", "label", "question"))]
 
 
 def _xy(rows, embedder):
