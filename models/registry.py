@@ -338,7 +338,7 @@ def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache
     return _cached(("embedding-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: EmbeddingAggregator(
         embedder(models_cfg.embedder, models_cfg, cache_dir), merge_threshold=cfg.merge_threshold,
         lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
-        embed_max_chars=cfg.embed_max_chars))
+        embed_max_chars=cfg.embed_max_chars, embed_max_chars_zh=cfg.embed_max_chars_zh))
 
 
 def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
@@ -358,7 +358,7 @@ def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str
 
     fallback = embedding_aggregator_identity(embedder_identity(models_cfg.embedder), cfg.merge_threshold,
                                              cfg.lexical_weight,
-                                             cfg.summary_max_chars, cfg.embed_max_chars)
+                                             cfg.summary_max_chars, cfg.embed_max_chars, cfg.embed_max_chars_zh)
     if cfg.backend == "embedding":
         return fallback
     from models.aggregators.llm import generator_identity, llm_aggregator_identity

@@ -2,7 +2,8 @@
 in pipelines.stages).
 
 read -> validate -> count (fold into the saved state of earlier logs, if any)
-     -> score -> time (time-sensitive?) -> paraphrase (one entry per meaning)
+     -> paraphrase (every distinct question placed in its language space; one entry per meaning)
+     -> score + time (time-sensitive?), entries in frequency order, only as far as the top K needs
      -> select candidates (top K + headroom) -> nonanswer (their answers pooled over an entry's forms,
         each judged: an entry with no valid answer leaves) -> select (top K) -> embed (index vector + type)
      -> aggregate (non-answers never vote) -> write store + index
@@ -27,14 +28,14 @@ from models.registry import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
+from pipelines.stages.frontier import ScoreFrontier
 from pipelines.stages.metering import MeteredMap
 from pipelines.stages.nonanswer import nonanswer_transform
 from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
-from pipelines.stages.score import score_transform
-from pipelines.stages.select import SelectTopK, eligible, question_rows, with_entry_time_sensitivity
-from pipelines.stages.timecheck import time_transform
+from pipelines.stages.score import unscored
+from pipelines.stages.select import SelectTopK, eligible, question_rows
 from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
@@ -86,12 +87,23 @@ def _count_questions(accepted, staging: str, previous_state: str | None):
     return state, questions
 
 
-def _score(questions, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
-    """ScoredQuestion per distinct question (judged for time-sensitivity unless the policy is keep)."""
-    scored = questions | "Score" >> score_transform(factory, cfg.filter, cfg.models.batch_size, caches.folder)
-    if cfg.time_sensitive.policy != "keep":
-        scored = scored | "TimeSensitive" >> time_transform(factory, cfg.models.batch_size)
-    return scored
+def _merge_and_score(questions, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
+    """(merged, scored): every distinct question placed in its language space and merged into entries (one
+    per meaning), then the entries scored in frequency order only as far as the top K needs
+    (pipelines.stages.frontier): merged['entries'] holds every entry, scored or not."""
+    merged = (questions
+              | "Unscored" >> beam.Map(unscored)
+              | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size))
+    frontier = merged["entries"] | "Score" >> ScoreFrontier(
+        factory, cfg.filter, candidates_needed(cfg), cfg.time_sensitive.policy == "drop",
+        cfg.time_sensitive.policy != "keep", cfg.models.batch_size, caches.folder)
+    return {"entries": frontier["entries"], "pairs": merged["pairs"]}, frontier["scored"]
+
+
+def candidates_needed(cfg: BuildConfig) -> int:
+    """Eligible entries whose answers are judged: the top K plus the non-answer headroom."""
+    k = cfg.filter.top_k
+    return k + math.ceil(round(k * cfg.non_answer.headroom, 9))
 
 
 def _pair_candidate(element):
@@ -102,16 +114,14 @@ def _pair_candidate(element):
     return [(entries[0], sorted(answers[0]) if answers else [])]
 
 
-def _select(state, scored, cfg: BuildConfig, staging: str, factory: ModelFactory):
-    """(merged, judged, selected): paraphrase groups; the candidates' (Entry, AnswerGroup); the top K of those
-    with a valid answer. Writes questions.parquet with every question's scores and fate."""
-    merged = scored | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size)
-    merged = dict(merged, entries=merged["entries"] | "EntryTimeSensitivity" >> beam.Map(with_entry_time_sensitivity))
+def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory):
+    """(judged, selected): the candidates' (Entry, AnswerGroup); the top K of those with a valid answer.
+    Writes questions.parquet with every question's scores (where scored) and fate."""
     drop = cfg.time_sensitive.policy == "drop"
     k = cfg.filter.top_k
     candidates = (merged["entries"]
                   | "Eligible" >> beam.Filter(eligible, drop)
-                  | "Candidates" >> SelectTopK(k + math.ceil(round(k * cfg.non_answer.headroom, 9))))
+                  | "Candidates" >> SelectTopK(candidates_needed(cfg)))
     member_answers = (state
                       | "CandidateState" >> beam.FlatMap(
                           lambda kv, entry_of: [(entry_of[kv[0]], (kv[0], kv[1][2]))] if kv[0] in entry_of else [],
@@ -132,7 +142,7 @@ def _select(state, scored, cfg: BuildConfig, staging: str, factory: ModelFactory
          | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]),
                                              judged=beam.pvalue.AsSingleton(table), drop_time_sensitive=drop)
          | "WriteQuestions" >> parquet_sink(staging, QUESTIONS_FILE, QUESTIONS_SCHEMA))
-    return merged, judged, selected
+    return judged, selected
 
 
 def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
@@ -159,6 +169,7 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         count(accepted, "rows_accepted"),
         count(validated.rejected, "rows_rejected_validate"),
         count(questions, "distinct_questions"),
+        count(scored, "questions_scored"),
         count(scored | "PassedGec" >> beam.Filter(lambda q: q.passed_gec), "passed_gec"),
         count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
@@ -181,7 +192,7 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         count(rows | "PublishedTimeSensitive" >> beam.Filter(lambda r: r["time_sensitive"]), "published_time_sensitive"),
         named(accepted, "accepted_profile", AcceptedProfileFn()),
         count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
-        count_by(scored, "question_langs", lambda q: q.lang),
+        count_by(questions, "question_langs", lambda q: q.lang),
         count_by(accepted, "row_langs", lambda r: r.lang),
         count_by(rows, "qtypes", lambda r: r["qtype"]),
     ]
@@ -195,8 +206,8 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     factory = factory or RegistryModels.of(cfg, caches.folder)
     read, validated, rejected = _read_and_validate(p, files, cfg, staging)
     state, questions = _count_questions(validated.accepted, staging, previous_state)
-    scored = _score(questions, cfg, factory, caches)
-    merged, judged, selected = _select(state, scored, cfg, staging, factory)
+    merged, scored = _merge_and_score(questions, cfg, factory, caches)
+    judged, selected = _select(state, merged, cfg, staging, factory)
     rows = _aggregate_kept(selected, cfg, factory, caches)
     _ = rows | "Store" >> WriteStore(staging, cfg.index)
     write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows), staging)

@@ -85,7 +85,8 @@ def summary_text(res: BuildResult) -> str:
         format_table(res.stage_table),
         "",
         f"rows read {c['rows_read']:,} = accepted {c['rows_accepted']:,} + rejected {c['rows_rejected']:,}",
-        f"distinct questions {c['distinct_questions']:,}; passed GEC {c['passed_gec']:,}, "
+        f"distinct questions {c['distinct_questions']:,}, scored {c.get('questions_scored', c['distinct_questions']):,}; "
+        f"passed GEC {c['passed_gec']:,}, "
         f"passed intent {c['passed_intent']:,}, both {c['passed_both']:,}; published {c['published']:,}",
         f"index: {res.manifest['index']['type']} ntotal={res.manifest['index']['ntotal']} "
         f"recall@10={res.manifest['index']['recall_at_10']}",

@@ -60,6 +60,11 @@ class FilterConfig:
     gec_threshold: float = 0.5
     intent_threshold: float = 0.3
     top_k: int = 50000
+    # false (default): entries are scored in frequency order (after paraphrase merging) only until top_k
+    # entries (plus the non-answer headroom) pass: the same base as scoring everything, at a cost that
+    # follows K; questions never scored get the reason below_top_k. true: every distinct question is scored
+    # (questions.parquet then shows every question's scores)
+    score_all: bool = False
 
 
 @dataclass(frozen=True)
@@ -174,9 +179,13 @@ class AggregationConfig:
     lexical_weight: float = 0.3
     merge_threshold: float = 0.62
     summary_max_chars: int = 200
-    # answers are embedded from their first N characters: the opening carries the stance,
-    # and a 500-token answer costs ~20x a 25-token one on the CPU
+    # answers are embedded from their first N characters: the opening carries the stance, and a 500-token
+    # answer costs ~20x a 25-token one on the CPU. Chinese text is about a token a character (English about
+    # four characters a token), so Chinese answers get their own, shorter cut: 200, the non-answer head's
+    # opening, so the vector cache serves the same vectors to both stages (docs/aggregation.md: the
+    # annotated Chinese groups group identically at 128, 200 and 500)
     embed_max_chars: int = 500
+    embed_max_chars_zh: int = 200
 
 
 @dataclass(frozen=True)
@@ -312,7 +321,7 @@ def _validate(cfg: BuildConfig) -> None:
             raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
                 "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
-                "aggregation.embed_max_chars", "aggregation.llm_max_new_tokens", "index.flat_max",
+                "aggregation.embed_max_chars", "aggregation.embed_max_chars_zh", "aggregation.llm_max_new_tokens", "index.flat_max",
                 "paraphrase.neighbours")
     for path in positive:
         if flat[path] < 1:

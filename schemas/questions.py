@@ -8,13 +8,15 @@ QUESTIONS_SCHEMA = pa.schema([
     pa.field("lang", pa.string(), nullable=False),
     pa.field("frequency", pa.int64(), nullable=False),
     pa.field("surface_forms", pa.int64(), nullable=False),
-    pa.field("gec_score", pa.float64(), nullable=False),
-    pa.field("intent_score", pa.float64(), nullable=False),
-    # JSON objects: which signals fired and with what values
+    # null: never scored (its entry ranked below every entry the top K could take: reason below_top_k;
+    # filter.score_all scores every question)
+    pa.field("gec_score", pa.float64(), nullable=True),
+    pa.field("intent_score", pa.float64(), nullable=True),
+    # JSON objects: which signals fired and with what values ("" when not scored)
     pa.field("gec_details", pa.string(), nullable=False),
     pa.field("intent_details", pa.string(), nullable=False),
-    pa.field("passed_gec", pa.bool_(), nullable=False),
-    pa.field("passed_intent", pa.bool_(), nullable=False),
+    pa.field("passed_gec", pa.bool_(), nullable=True),
+    pa.field("passed_intent", pa.bool_(), nullable=True),
     # the representative of a base entry
     pa.field("kept", pa.bool_(), nullable=False),
     # "" when kept; else low_gec, low_intent, low_gec+low_intent, merged (a paraphrase of the entry's

@@ -59,13 +59,17 @@ class QuestionStats(NamedTuple):
 
 
 class ScoredQuestion(NamedTuple):
+    """A distinct question with its filter scores. ``gec_score`` and ``intent_score`` are None while it is
+    not scored: every question is placed and merged first, and only entries that can reach the top K are
+    scored (pipelines.stages.frontier)."""
+
     key: str
     question: str
     frequency: int
     lang: str
     surface_forms: int
-    gec_score: float
-    intent_score: float
+    gec_score: Optional[float]
+    intent_score: Optional[float]
     gec_details: str  # JSON
     intent_details: str  # JSON
     passed_gec: bool
@@ -99,6 +103,17 @@ class Entry(NamedTuple):
     @property
     def key(self) -> str:
         return self.representative.key if self.representative is not None else self.members[0].key
+
+    @property
+    def asks(self) -> int:
+        """Rows that asked any member: the entry's frequency, known before any member is scored."""
+        return sum(m.frequency for m in self.members)
+
+    @property
+    def order_key(self) -> str:
+        """The tie-break between entries asked equally often: the smallest member key. It does not depend on
+        scores (unlike the representative), so the build can rank entries before scoring any."""
+        return min(m.key for m in self.members)
 
 
 class FormVectors(NamedTuple):

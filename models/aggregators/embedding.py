@@ -117,16 +117,23 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
     return dist
 
 
-def summary_candidates(member_texts: list[str], current: str, limit: int, per_answer: int = 4) -> list[str]:
-    """The current summary first, then up to ``per_answer`` sentences of each member (10+ characters)."""
-    out = [current]
+def summary_candidates(member_texts: list[str], current: str, limit: int, own: list[frozenset],
+                       others: list[list[frozenset]], shortlist: int = 2, per_answer: int = 4) -> list[str]:
+    """The current summary first, then the ``shortlist`` sentences (up to ``per_answer`` of each member, 10+
+    characters) whose content words belong most to this viewpoint: the mean share of them found in its own
+    answers (``own``: their content tokens) minus the largest such mean over another viewpoint's answers.
+    Words, no model: only these few are embedded and judged by their vectors."""
+    scored = []
     for text in member_texts:
-        parts = plain_sentences(text, 10)
-        for p in parts[:per_answer]:
+        for p in plain_sentences(text, 10)[:per_answer]:
             t = truncate(p, limit)
-            if t not in out:
-                out.append(t)
-    return out
+            words = content_tokens(t)
+            if t == current or t in (c for _, _, c in scored) or not words:
+                continue
+            share = lambda answers: sum(len(words & a) for a in answers) / (len(words) * max(len(answers), 1))  # noqa: E731
+            scored.append((share(own) - max((share(o) for o in others), default=0.0), -len(scored), t))
+    best = sorted(scored, reverse=True)[:shortlist]
+    return [current] + [t for _, _, t in best]
 
 
 def distinctiveness(cand_vecs: np.ndarray, answer_vecs: np.ndarray, clusters: list[list[int]], k: int) -> np.ndarray:
@@ -169,19 +176,27 @@ def first_sentence(text: str, limit: int) -> str:
 
 class EmbeddingAggregator:
     def __init__(self, embedder, merge_threshold: float = 0.62, lexical_weight: float = 0.3,
-                 summary_max_chars: int = 200, embed_max_chars: int = 500):
+                 summary_max_chars: int = 200, embed_max_chars: int = 500, embed_max_chars_zh: int = 200):
         self.embedder = embedder
         self._threshold = merge_threshold
         self._lexical_weight = lexical_weight
         self._summary_chars = summary_max_chars
         self._embed_chars = embed_max_chars
+        self._embed_chars_zh = embed_max_chars_zh
         # the version is part of the aggregation cache key: bump it whenever results would change
         self.model_id = embedding_aggregator_identity(embedder.model_id, merge_threshold, lexical_weight,
-                                                      summary_max_chars, embed_max_chars)
+                                                      summary_max_chars, embed_max_chars, embed_max_chars_zh)
+
+    def opening_chars(self, lang: str) -> int:
+        """How much of an answer is embedded: a Chinese character is about one token, an English one about a
+        quarter, so Chinese answers get fewer characters for a like cost (the default equals the non-answer
+        head's opening, models.nonanswer.embedding.OPENING_CHARS, so the vector cache serves those vectors)."""
+        return self._embed_chars_zh if lang in ("zh", "mixed") else self._embed_chars
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch
-        texts = [a.text[:self._embed_chars] for _, _, _, answers in groups if len(answers) > 1 for a in answers]
+        texts = [a.text[:self.opening_chars(lang)] for _, _, lang, answers in groups if len(answers) > 1
+                 for a in answers]
         vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         drafts, at = [], 0
         for question, qtype, lang, answers in groups:
@@ -192,7 +207,8 @@ class EmbeddingAggregator:
                 group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
             drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers, lang))
         # groups with 2+ viewpoints: each summary is the candidate sentence of its members that best tells
-        # it apart (own answers minus the nearest other viewpoint's), then the support check; one batch
+        # it apart (own answers minus the nearest other viewpoint's), then the support check; one batch.
+        # Only a short list of candidates is embedded (the words pick it), not every sentence of every member
         plans, texts, known = [], [], []
         for res, group_vecs, answers, _ in drafts:
             if len(res.viewpoints) < 2:
@@ -200,8 +216,11 @@ class EmbeddingAggregator:
                 continue
             position = {a.answer_id: p for p, a in enumerate(answers)}
             clusters = [[position[i] for i in v.answer_ids] for v in res.viewpoints]
-            cands = [summary_candidates([answers[p].text for p in c], v.summary, self._summary_chars)
-                     for c, v in zip(clusters, res.viewpoints)]
+            toks = [content_tokens(a.text) for a in answers]
+            cands = [summary_candidates([answers[p].text for p in c], v.summary, self._summary_chars,
+                                        [toks[p] for p in c], [[toks[p] for p in c2] for j, c2 in enumerate(clusters)
+                                                               if j != k])
+                     for k, (c, v) in enumerate(zip(clusters, res.viewpoints))]
             plans.append((clusters, cands, len(texts)))
             # a candidate that is a whole (short) answer already has its vector
             whole = {a.text.strip(): group_vecs[p] for p, a in enumerate(answers)
@@ -321,7 +340,8 @@ def leading_member(cluster: list[int], answers: list[AnswerCount], support: list
 
 
 def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexical_weight: float,
-                                  summary_max_chars: int, embed_max_chars: int) -> str:
+                                  summary_max_chars: int, embed_max_chars: int, embed_max_chars_zh: int = 200) -> str:
     # the version is part of the aggregation cache key: bump it whenever results would change
-    return (f"embedding-aggregator-v4[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
-            f"summary={summary_max_chars},embed={embed_max_chars}]")
+    # (v5: summaries from the members' vectors; Chinese openings cut at their own length)
+    return (f"embedding-aggregator-v5[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
+            f"summary={summary_max_chars},embed={embed_max_chars},embed_zh={embed_max_chars_zh}]")

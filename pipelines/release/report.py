@@ -157,13 +157,16 @@ def collect(version_dir: Path, manifest: dict) -> dict:
     return {
         "version": manifest.get("version"), "created": manifest.get("created"),
         "funnel": [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
-                   ["distinct questions", c["distinct_questions"]], ["passed GEC", c["passed_gec"]],
+                   ["distinct questions", c["distinct_questions"]],
+                   ["scored (entries that could reach the top K)", c.get("questions_scored", c["distinct_questions"])],
+                   ["passed GEC", c["passed_gec"]],
                    ["passed intent", c["passed_intent"]], ["passed both", c["passed_both"]],
                    ["entries (paraphrases merged)", c.get("entries", c["passed_both"])],
                    ["top K", c.get("top_k", c["published"])], ["published", c["published"]]],
         "thresholds": {"gec": cfg.get("filter", {}).get("gec_threshold"),
                        "intent": cfg.get("filter", {}).get("intent_threshold")},
-        "scores": {"gec": [q["gec_score"] for q in questions], "intent": [q["intent_score"] for q in questions]},
+        "scores": {"gec": [q["gec_score"] for q in questions if q["gec_score"] is not None],
+                   "intent": [q["intent_score"] for q in questions if q["intent_score"] is not None]},
         "row_rejections": dict(Counter(f"{r['stage']}: {r['reason']}" for r in rejected).most_common()),
         "row_rejection_examples": examples,
         "question_rejections": dict(Counter(q["reason"] for q in questions if not q["kept"] and q["reason"])

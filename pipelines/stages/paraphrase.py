@@ -170,15 +170,24 @@ def _link_sorted(judged: list[tuple], answers_min_overlap: float) -> dict:
 
 
 def make_entry(questions, links: dict) -> Entry:
-    """The entry of one group's members (see the module docstring); ``links``: :func:`link_groups`' output."""
+    """The entry of one group's members (see the module docstring); ``links``: :func:`link_groups`' output.
+    Members not scored yet (the usual case: the frontier scores entries after merging) leave it without a
+    representative until :func:`with_members` gives it scored ones."""
     members = sorted(questions, key=lambda q: (-q.frequency, q.key))
-    rep = next((q for q in members if q.passed_gec and q.passed_intent), None)
     anchor = min(members, key=lambda q: (q.first_seen or "\U0010ffff", q.key))
+    return with_members(Entry(question_id(anchor.key), None, tuple(members),
+                              {q.key: links[q.key][1:] for q in members if q.key in links}), members)
+
+
+def with_members(entry: Entry, members) -> Entry:
+    """``entry`` with ``members`` (the same questions, now scored, in the entry's member order) and its
+    representative: the most asked member that passed both filters, its asks and surface forms summed."""
+    members = tuple(q._replace(vectors={}) for q in members)
+    rep = next((q for q in members if q.passed_gec and q.passed_intent), None)
     if rep is not None:
         rep = rep._replace(frequency=sum(q.frequency for q in members),
                            surface_forms=sum(q.surface_forms for q in members))
-    return Entry(question_id(anchor.key), rep, tuple(q._replace(vectors={}) for q in members),
-                 {q.key: links[q.key][1:] for q in members if q.key in links})
+    return entry._replace(representative=rep, members=members)
 
 
 def aliases(entry: Entry) -> tuple:

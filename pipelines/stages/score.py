@@ -1,27 +1,44 @@
-"""Stage ``score``: each distinct question once: GEC and intent, kept iff gec > e1 and intent > e2.
+"""Stage ``score``: a distinct question once: GEC and intent, kept iff gec > e1 and intent > e2.
 
-Scores, the details of which signals fired, and the reason are recorded for every
-distinct question. Embeddings computed for intent are passed on so later stages (paraphrase
-merging, the index) don't embed the same text again with the same model.
+Scores, the details of which signals fired, and the reason are recorded for every scored question
+(pipelines.stages.frontier decides which: the members of entries that can reach the top K). A vector the
+question already carries in its intent space is used, not embedded again (the paraphrase stage placed every
+question there; entries travel without vectors, so the vector cache serves them); vectors computed here are
+passed on for the same reason.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from apache_beam.ml.inference.base import RunInference
-
-from models.caches.scores import ScoreCache
 from models.gec.base import details_json
-from models.registry import ModelFactory, ScoringModels
-from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox
+from models.registry import ScoringModels
 from schemas.config import FilterConfig
-from schemas.layout import SCORE_CACHE
 from schemas.records import QuestionStats, ScoredQuestion
 
 
-def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: FilterConfig) -> list[ScoredQuestion]:
+def unscored(q: QuestionStats) -> ScoredQuestion:
+    """A counted question before scoring (scores None: see :func:`fate`)."""
+    return ScoredQuestion(key=q.key, question=q.question, frequency=q.frequency, lang=q.lang,
+                          surface_forms=q.surface_forms, gec_score=None, intent_score=None, gec_details="",
+                          intent_details="", passed_gec=False, passed_intent=False, vectors={},
+                          first_seen=q.first_seen, answers=q.answers, period=q.period)
+
+
+def intent_scores(intent, texts: list[str], langs: list[str], known: list[dict]):
+    """(scores, vectors by position) from the intent scorer; vectors the questions carry in its spaces
+    (``known``: each question's vectors by embedder id) are used instead of embedding again."""
+    embedders = intent.embedders()
+    given = {}
+    for i, (lang, vecs) in enumerate(zip(langs, known)):
+        emb = embedders.get(intent.space(lang))
+        if emb is not None and vecs and emb.model_id in vecs:
+            given[i] = vecs[emb.model_id]
+    if texts and len(given) == len(texts) and hasattr(intent, "score_vectors"):
+        return intent.score_vectors(texts, langs, given), given
+    return intent.score_with_vectors(texts, langs)
+
+
+def score_questions(models: ScoringModels, batch: list, filt: FilterConfig) -> list[ScoredQuestion]:
+    """QuestionStats (or unscored ScoredQuestions, whose vectors are reused) -> ScoredQuestion."""
     texts = [q.question for q in batch]
     langs = [q.lang for q in batch]
     gec: list[tuple[float, dict] | None] = [None] * len(batch)
@@ -31,7 +48,7 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
             for i, res in zip(idx, scorer.score([texts[i] for i in idx])):
                 gec[i] = res
     intent = models.intent
-    intents, vectors = intent.score_with_vectors(texts, langs)
+    intents, vectors = intent_scores(intent, texts, langs, [getattr(q, "vectors", None) for q in batch])
     embedders = intent.embedders()
     out = []
     for i, q in enumerate(batch):
@@ -42,7 +59,9 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
         space = intent.space(q.lang)
         # every question's vector goes on: the paraphrase stage compares all of them (a typo'd form still
         # joins its entry), and the index reuses the representative's
-        reuse = {embedders[space].model_id: vectors[i]} if space in embedders else {}
+        reuse = dict(getattr(q, "vectors", None) or {})
+        if space in embedders:
+            reuse[embedders[space].model_id] = vectors[i]
         out.append(ScoredQuestion(
             key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
             gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),
@@ -54,41 +73,13 @@ def score_questions(models: ScoringModels, batch: list[QuestionStats], filt: Fil
 
 
 def fate(q: ScoredQuestion) -> str:
-    """The reject reason of a scored question, or '' if it passed both filters."""
+    """The reject reason of a scored question, or '' if it passed both filters; ``below_top_k`` for a question
+    never scored (its entry ranked below every entry the top K could take)."""
+    if q.gec_score is None:
+        return "below_top_k"
     reasons = []
     if not q.passed_gec:
         reasons.append("low_gec")
     if not q.passed_intent:
         reasons.append("low_intent")
     return "+".join(reasons)
-
-
-class ScoringHandler(MeteredHandler):
-    """Loads the scorers once per worker; scores batches of distinct questions."""
-
-    stage = "score"
-
-    def __init__(self, factory: ModelFactory, filt: FilterConfig, batch_size: int, cache_dir: str | None = None):
-        super().__init__(batch_size)
-        self._factory = factory
-        self._filt = filt
-        self._cache_dir = cache_dir
-
-    def load_model(self):
-        models = self._factory.scoring()
-        cache = ScoreCache(str(Path(self._cache_dir) / SCORE_CACHE), models) if self._cache_dir else None
-        return ModelBox((models, cache))
-
-    def run_inference(self, batch, model, inference_args=None):
-        models, cache = model.value
-        score = lambda b: score_questions(models, b, self._filt)  # noqa: E731
-        if cache is None:
-            return self._run(score, batch)
-        return run_counted("score", cache, lambda: self._run(lambda b: cache.score(b, self._filt, score), batch))
-
-
-def score_transform(factory: ModelFactory, filt: FilterConfig, batch_size: int,
-                    cache_dir: str | None = None) -> RunInference:
-    """QuestionStats -> ScoredQuestion, batched, scorers loaded once per worker; with ``cache_dir``, each
-    question already scored by the same models is served from the score cache there."""
-    return RunInference(ScoringHandler(factory, filt, batch_size, cache_dir))

@@ -1,5 +1,5 @@
 """Top-K: rank entries (paraphrase groups, see pipelines.stages.paraphrase) whose representative passed both
-filters by their summed frequency; ties by the representative's key, so runs agree. The build selects
+filters by their summed frequency; ties by the smallest member key (Entry.order_key), so runs agree. The build selects
 twice: the candidates (top K plus headroom), whose answers are judged (pipelines.stages.nonanswer), then
 the top K of those with a valid answer."""
 
@@ -32,8 +32,9 @@ class _Desc:
 
 
 def priority(e: Entry):
-    """Larger is better: summed frequency first, then the smaller key."""
-    return (e.representative.frequency, _Desc(e.key))
+    """Larger is better: summed frequency first, then the smaller order key (the smallest member key: it
+    needs no scores, so the frontier can rank entries before scoring them)."""
+    return (e.asks, _Desc(e.order_key))
 
 
 def with_entry_time_sensitivity(entry: Entry) -> Entry:
@@ -78,11 +79,12 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
         elif not reason and rank is None:
             reason = "below_top_k"
         link = entry.links.get(q.key)
+        scored = q.gec_score is not None
         out.append({
             "question_key": q.key, "question": q.question, "lang": q.lang, "frequency": q.frequency,
             "surface_forms": q.surface_forms, "gec_score": q.gec_score, "intent_score": q.intent_score,
-            "gec_details": q.gec_details, "intent_details": q.intent_details, "passed_gec": q.passed_gec,
-            "passed_intent": q.passed_intent, "kept": is_rep and rank is not None, "reason": reason, "rank": rank,
+            "gec_details": q.gec_details, "intent_details": q.intent_details, "passed_gec": q.passed_gec if scored else None,
+            "passed_intent": q.passed_intent if scored else None, "kept": is_rep and rank is not None, "reason": reason, "rank": rank,
             "qid": entry.qid if rank is not None else None, "merged_into_reason": merged_into_reason(entry, q),
             "merge_probability": link[1] if link is not None else None, "entry_key": entry.key,
             "time_sensitive": q.time_sensitive, "time_sensitive_score": q.time_score,
@@ -110,7 +112,7 @@ class SelectTopK(beam.PTransform):
             | "Ranked" >> beam.Filter(lambda x: _entry(x).representative is not None)
             | "TopK" >> beam.combiners.Top.Of(self._k, key=lambda x: priority(_entry(x)))
             | "RankOrder" >> MeteredMap.of(self._stage, lambda xs: sorted(
-                xs, key=lambda x: (-_entry(x).representative.frequency, _entry(x).key)))
+                xs, key=lambda x: (-_entry(x).asks, _entry(x).order_key)))
         )
         ranks = top | "RankTable" >> beam.Map(lambda xs: {_entry(x).key: i + 1 for i, x in enumerate(xs)})
         members = top | "MemberTable" >> beam.Map(

@@ -178,3 +178,47 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
                      factory=FakeModels())
     rows = pq.read_table(kept.path / QA_FILE).to_pylist()
     assert len(rows) == 2 and not any(r["time_sensitive"] for r in rows)
+
+
+def test_scoring_only_what_the_top_k_needs_gives_the_base_that_scoring_everything_gives(tmp_path):
+    """The frontier (pipelines.stages.frontier) scores entries in frequency order until top_k + headroom pass.
+    Here the top-K boundary falls among eleven questions asked three times each, the most asked questions
+    fail a filter (no question mark, a doubled word) or have only non-answers, and two forms merge into an
+    entry that outranks both: the K-proportional build must publish exactly what scoring every question
+    publishes, and score fewer questions."""
+    rows = (_rows("tell me about the weather", ["It is sunny."] * 9, 1)  # low intent
+            + _rows("What is is the capital of Peru?", ["Lima."] * 8, 2)  # low GEC
+            + _rows("Where is my parcel now?", ["I'm sorry, but I can't help with that."] * 7, 3)  # no valid answer
+            + _rows("How do I reset my password?", ["Use the reset link."] * 3, 4)
+            + _rows("How to reset my password?", ["Use the reset link."] * 3, 5)  # merged: 6 asks together
+            + _rows("What is the capital of France?", ["Paris."] * 4, 6))
+    for i, topic in enumerate(["Spain", "Italy", "Chile", "Kenya", "Japan", "Nepal", "Egypt", "Ghana", "Tonga",
+                               "Samoa", "Fiji"]):
+        rows += _rows(f"What is the capital of {topic}?", [f"The capital of {topic} is its largest city."] * 3, 10 + i)
+    rows += [r for i, thing in enumerate(["radio", "telephone", "bicycle", "camera", "piano", "compass", "rocket"])
+             for r in _rows(f"Who invented the {thing}?", ["An engineer."], 30 + i)]
+    logs = _logs(tmp_path / "logs.jsonl", rows)
+    base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False, "filter.top_k": 5,
+            "non_answer.headroom": 0.2}
+    lazy = run_build([str(logs)], tmp_path / "lazy", load_config(None, base), factory=FakeModels())
+    full = run_build([str(logs)], tmp_path / "full", load_config(None, {**base, "filter.score_all": True}),
+                     factory=FakeModels())
+    lazy_qa, full_qa = pq.read_table(lazy.path / QA_FILE), pq.read_table(full.path / QA_FILE)
+    assert lazy_qa.num_rows == 5 and lazy_qa.equals(full_qa)
+    # the boundary fell inside the tie: two of the eleven three-ask capitals are in, by the smallest key
+    ranked = [r["question"] for r in lazy_qa.to_pylist()]
+    assert ranked[:2] == ["How do I reset my password?", "What is the capital of France?"]
+    assert ranked[2:] == ["What is the capital of Chile?", "What is the capital of Egypt?", "What is the capital of Fiji?"]
+    c_lazy, c_full = lazy.manifest["counts"], full.manifest["counts"]
+    assert c_full["questions_scored"] == c_full["distinct_questions"] == 24
+    assert c_lazy["questions_scored"] < c_full["questions_scored"]
+    lazy_q = {r["question_key"]: r for r in pq.read_table(lazy.path / QUESTIONS_FILE).to_pylist()}
+    full_q = {r["question_key"]: r for r in pq.read_table(full.path / QUESTIONS_FILE).to_pylist()}
+    assert set(lazy_q) == set(full_q)
+    never = [k for k, r in lazy_q.items() if r["gec_score"] is None]
+    assert len(never) == c_full["questions_scored"] - c_lazy["questions_scored"] > 0
+    for key, r in lazy_q.items():
+        if r["gec_score"] is None:  # never scored: below the top K in both builds
+            assert r["reason"] == "below_top_k" and not r["kept"] and full_q[key]["rank"] is None
+        else:
+            assert r == full_q[key]

