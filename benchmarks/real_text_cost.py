@@ -2,7 +2,7 @@
 wall time divided by the least an embedding-based build must spend.
 
     python benchmarks/real_text_cost.py [--data ../shared/data] [--rows 200000] [--top-k 2000] [--seed 0]
-        [--work DIR] [--keep]
+        [--work DIR] [--keep] [--set aggregation.embed_max_chars=200 ...]
 
 Logs: the 500 arena_hard prompts (real user prompts, mostly English, many long) with the three models'
 answers (long LLM answers: ~2,000 characters on average). Each row picks a prompt by Zipf popularity
@@ -113,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--work", type=Path, help="folder for the logs and the base (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the logs and the base")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override, e.g. aggregation.embed_max_chars=200 (repeatable)")
     args, beam_args = ap.parse_known_args(argv)
     if not (args.data / "arena_hard" / "arena-hard-v0.1" / "question.jsonl").is_file():
         print(f"skipped: no arena_hard data under {args.data}")
@@ -128,14 +130,18 @@ def main(argv: list[str] | None = None) -> int:
     logs = work / f"arena_{args.rows}_{args.seed}.jsonl"
     if not logs.exists():
         write_logs(logs, arena_prompts(args.data), args.rows, args.seed)
-    cfg = load_config(None, {"filter.top_k": args.top_k})
+    overrides = {"filter.top_k": args.top_k}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        overrides[key] = json.loads(value) if value[:1] in "0123456789-[{tf" else value
+    cfg = load_config(None, overrides)
     t0 = time.perf_counter()
     res = run_build([str(logs)], work / "base", cfg, beam_args)
     wall = time.perf_counter() - t0
     floor, n_q, n_a = floor_seconds(Path(res.path))
     counts = res.manifest["counts"]
     result = {
-        "rows": args.rows, "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),
+        "rows": args.rows, "overrides": args.set, "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),
         "floor_s": round(floor, 1), "ratio": round(wall / floor, 2), "floor_questions": n_q, "floor_answers": n_a,
         "distinct_questions": counts["distinct_questions"], "questions_scored": counts.get("questions_scored"),
         "published": counts["published"], "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

@@ -174,6 +174,7 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
         count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
         count(scored | "TimeSensitiveQuestions" >> beam.Filter(lambda q: q.time_sensitive), "time_sensitive_questions"),
+        count(merged["entries"], "entries_formed"),
         count(merged["entries"] | "EligibleEntries" >> beam.Filter(lambda e: e.representative is not None),
               "entries"),
         named(merged["entries"] | "MergedCounts" >> beam.Map(lambda e: len(e.members) - 1), "merged_questions", sum),

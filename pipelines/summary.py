@@ -33,15 +33,19 @@ def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[st
     ``increment``: this build's own row counts when it continued a saved state; read, validate and
     count then show the new rows only (the later stages work on all questions so far)."""
     rows_in = increment or stats
+    # builds before issue 16 scored every distinct question and counted only eligible entries
+    scored = stats.get("questions_scored", stats["distinct_questions"])
+    formed = stats.get("entries_formed", stats["entries"])
     out_counts = {
         "read": (rows_in["rows_read"], rows_in["rows_parsed"], rows_in["rows_rejected_read"]),
         "validate": (rows_in["rows_parsed"], rows_in["rows_accepted"], rows_in["rows_rejected_validate"]),
         "count": (rows_in["rows_accepted"], stats["distinct_questions"], 0),
-        "score": (stats["distinct_questions"], stats["passed_both"], stats["distinct_questions"] - stats["passed_both"]),
-        # in: distinct questions; out: entries (one per meaning, a representative that passed both filters)
-        "paraphrase": (stats["distinct_questions"], stats["entries"], stats["distinct_questions"] - stats["entries"]),
-        # every distinct question judged; none dropped here (policy drop acts at selection)
-        "time": (stats["distinct_questions"], stats["distinct_questions"], 0),
+        # in: the members of the entries the top K could take (pipelines.stages.frontier); out: passed both
+        "score": (scored, stats["passed_both"], scored - stats["passed_both"]),
+        # in: distinct questions; out: entries (one per meaning), before any is scored
+        "paraphrase": (stats["distinct_questions"], formed, stats["distinct_questions"] - formed),
+        # every scored question judged; none dropped here (policy drop acts at selection)
+        "time": (scored, scored, 0),
         "select": (stats["entries"], stats["top_k"], stats["entries"] - stats["top_k"]),
         # in: the candidates (top K + headroom); dropped: those whose every answer was a non-answer
         "nonanswer": (stats["candidates_judged"], stats["candidates_judged"] - stats["no_valid_answer"],

@@ -20,7 +20,7 @@ NAMESPACE = "qabase"
 LOG_EVERY_S = 5.0
 
 # the order stages appear in the summary table
-STAGE_ORDER = ("read", "validate", "count", "score", "time", "paraphrase", "select", "nonanswer", "embed", "aggregate",
+STAGE_ORDER = ("read", "validate", "count", "paraphrase", "score", "time", "select", "nonanswer", "embed", "aggregate",
                "write")
 
 
