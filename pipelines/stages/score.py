@@ -1,10 +1,10 @@
 """Stage ``score``: a distinct question once: GEC and intent, kept iff gec > e1 and intent > e2.
 
 Scores, the details of which signals fired, and the reason are recorded for every scored question
-(pipelines.stages.frontier decides which: the members of entries that can reach the top K). A vector the
-question already carries in its intent space is used, not embedded again (the paraphrase stage placed every
-question there; entries travel without vectors, so the vector cache serves them); vectors computed here are
-passed on for the same reason.
+(pipelines.stages.frontier decides which: the members of entries that can reach the top K). The paraphrase
+stage already embedded every question in its intent space; entries travel without vectors, so the vector
+cache (``models.cache``) serves those vectors here instead of embedding again. Vectors computed here are
+passed on so later stages reuse them.
 """
 
 from __future__ import annotations
@@ -23,22 +23,8 @@ def unscored(q: QuestionStats) -> ScoredQuestion:
                           first_seen=q.first_seen, answers=q.answers, period=q.period)
 
 
-def intent_scores(intent, texts: list[str], langs: list[str], known: list[dict]):
-    """(scores, vectors by position) from the intent scorer; vectors the questions carry in its spaces
-    (``known``: each question's vectors by embedder id) are used instead of embedding again."""
-    embedders = intent.embedders()
-    given = {}
-    for i, (lang, vecs) in enumerate(zip(langs, known)):
-        emb = embedders.get(intent.space(lang))
-        if emb is not None and vecs and emb.model_id in vecs:
-            given[i] = vecs[emb.model_id]
-    if texts and len(given) == len(texts) and hasattr(intent, "score_vectors"):
-        return intent.score_vectors(texts, langs, given), given
-    return intent.score_with_vectors(texts, langs)
-
-
 def score_questions(models: ScoringModels, batch: list, filt: FilterConfig) -> list[ScoredQuestion]:
-    """QuestionStats (or unscored ScoredQuestions, whose vectors are reused) -> ScoredQuestion."""
+    """QuestionStats (or unscored ScoredQuestions) -> ScoredQuestion."""
     texts = [q.question for q in batch]
     langs = [q.lang for q in batch]
     gec: list[tuple[float, dict] | None] = [None] * len(batch)
@@ -48,7 +34,7 @@ def score_questions(models: ScoringModels, batch: list, filt: FilterConfig) -> l
             for i, res in zip(idx, scorer.score([texts[i] for i in idx])):
                 gec[i] = res
     intent = models.intent
-    intents, vectors = intent_scores(intent, texts, langs, [getattr(q, "vectors", None) for q in batch])
+    intents, vectors = intent.score_with_vectors(texts, langs)
     embedders = intent.embedders()
     out = []
     for i, q in enumerate(batch):
@@ -59,9 +45,7 @@ def score_questions(models: ScoringModels, batch: list, filt: FilterConfig) -> l
         space = intent.space(q.lang)
         # every question's vector goes on: the paraphrase stage compares all of them (a typo'd form still
         # joins its entry), and the index reuses the representative's
-        reuse = dict(getattr(q, "vectors", None) or {})
-        if space in embedders:
-            reuse[embedders[space].model_id] = vectors[i]
+        reuse = {embedders[space].model_id: vectors[i]} if space in embedders else {}
         out.append(ScoredQuestion(
             key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
             gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),
