@@ -22,6 +22,7 @@ from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.ml.inference.base import RunInference
+from apache_beam.transforms.combiners import TupleCombineFn
 
 from models.caches.scores import ScoreCache
 from models.registry import ModelFactory
@@ -29,7 +30,7 @@ from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter
 from pipelines.stages.paraphrase import with_members
 from pipelines.stages.score import score_questions
-from pipelines.stages.select import eligible, with_entry_time_sensitivity
+from pipelines.stages.select import eligible, rank_order, with_entry_time_sensitivity
 from pipelines.stages.timecheck import judge_time
 from schemas.config import FilterConfig
 from schemas.layout import SCORE_CACHE
@@ -39,12 +40,6 @@ TIERS = 5  # tiers in the graph; the last takes every entry left
 MARGIN = 1.2  # a tier is sized for the entries still needed at the pass rate seen so far, plus 20%
 MIN_SHARE = 0.02  # and never smaller than 2% of what is needed, so a small shortfall is not a string of tiers
 MIN_RATE = 0.02  # below this pass rate a tier is sized as if 1 in 50 passed
-
-
-def order_key(entry: Entry) -> tuple:
-    """The entry's place in the build's one total order (smaller first): most asked first, then the order
-    key. It needs no scores."""
-    return (-entry.asks, entry.order_key)
 
 
 def tier_window(progress: tuple, order: list, need: int, last: bool, score_all: bool) -> tuple[int, int]:
@@ -66,12 +61,12 @@ def in_window(entry: Entry, window: tuple[int, int], order: list) -> bool:
     lo, hi = window
     if lo >= hi:
         return False
-    return lo <= bisect.bisect_left(order, order_key(entry)) < hi
+    return lo <= bisect.bisect_left(order, rank_order(entry)) < hi
 
 
 def beyond(entry: Entry, progress: tuple, order: list) -> bool:
     """Below everything the tiers scored?"""
-    return bisect.bisect_left(order, order_key(entry)) >= progress[0]
+    return bisect.bisect_left(order, rank_order(entry)) >= progress[0]
 
 
 def score_entries(models, cache, detector, filt: FilterConfig, entries: list[Entry]) -> list[Entry]:
@@ -118,21 +113,6 @@ class EntryScoringHandler(MeteredHandler):
         return run_counted("score", cache, lambda: self._run(run, batch))
 
 
-class _SumPairs(beam.CombineFn):
-    def create_accumulator(self):
-        return (0, 0)
-
-    def add_input(self, acc, x):
-        return (acc[0] + x[0], acc[1] + x[1])
-
-    def merge_accumulators(self, accs):
-        accs = list(accs)
-        return (sum(a[0] for a in accs), sum(a[1] for a in accs))
-
-    def extract_output(self, acc):
-        return acc
-
-
 class ScoreFrontier(beam.PTransform):
     """unscored entries -> {'entries': every entry (scored as far as the top K needs; the rest unscored),
     'scored': the scored questions}."""
@@ -148,7 +128,7 @@ class ScoreFrontier(beam.PTransform):
     def expand(self, entries):
         p = entries.pipeline
         order = (entries
-                 | "OrderKeys" >> beam.Map(order_key)
+                 | "OrderKeys" >> beam.Map(rank_order)
                  | "AllOrderKeys" >> beam.combiners.ToList()
                  | "SortOrder" >> beam.Map(sorted))
         order_si = beam.pvalue.AsSingleton(order)
@@ -162,7 +142,7 @@ class ScoreFrontier(beam.PTransform):
                       | f"ScoreTier{t}" >> RunInference(self._handler()))
             found = (scored
                      | f"Found{t}" >> beam.Map(lambda e, drop: (1, int(eligible(e, drop))), drop=self._drop)
-                     | f"FoundSum{t}" >> beam.CombineGlobally(_SumPairs()))
+                     | f"FoundSum{t}" >> beam.CombineGlobally(TupleCombineFn(sum, sum)))
             progress = window | f"Progress{t}" >> beam.Map(
                 lambda w, prev, c: (w[1], prev[1] + c[0], prev[2] + c[1]),
                 prev=beam.pvalue.AsSingleton(progress), c=beam.pvalue.AsSingleton(found))

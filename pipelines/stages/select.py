@@ -31,6 +31,13 @@ class _Desc:
         return self.s > other.s
 
 
+def rank_order(e: Entry) -> tuple:
+    """The entry's place in the build's one total order (smaller first): most asked first, then the smallest
+    member key. It needs no scores, so the frontier (pipelines.stages.frontier) orders entries by it before
+    scoring them, and the top K is ranked by it."""
+    return (-e.asks, e.order_key)
+
+
 def priority(e: Entry):
     """Larger is better: summed frequency first, then the smaller order key (the smallest member key: it
     needs no scores, so the frontier can rank entries before scoring them)."""
@@ -112,7 +119,7 @@ class SelectTopK(beam.PTransform):
             | "Ranked" >> beam.Filter(lambda x: _entry(x).representative is not None)
             | "TopK" >> beam.combiners.Top.Of(self._k, key=lambda x: priority(_entry(x)))
             | "RankOrder" >> MeteredMap.of(self._stage, lambda xs: sorted(
-                xs, key=lambda x: (-_entry(x).asks, _entry(x).order_key)))
+                xs, key=lambda x: rank_order(_entry(x))))
         )
         ranks = top | "RankTable" >> beam.Map(lambda xs: {_entry(x).key: i + 1 for i, x in enumerate(xs)})
         members = top | "MemberTable" >> beam.Map(

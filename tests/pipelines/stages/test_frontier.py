@@ -1,9 +1,10 @@
 """The frontier's tiers (pipelines.stages.frontier): sized from the pass rate seen so far, none once enough
 entries passed, everything left in the last tier or under filter.score_all."""
 
-from pipelines.stages.frontier import in_window, order_key, tier_window
+from pipelines.stages.frontier import in_window, tier_window
 from pipelines.stages.paraphrase import make_entry
 from pipelines.stages.score import unscored
+from pipelines.stages.select import rank_order
 from schemas.records import QuestionStats
 
 ORDER = list(range(1000))  # stands in for 1,000 sorted order keys
@@ -35,6 +36,6 @@ def _entry(*forms):
 def test_entries_are_ordered_before_scoring_most_asked_first_then_by_their_smallest_member_key():
     a, b, c = _entry(("b", 3), ("z", 2)), _entry(("c", 5)), _entry(("a", 5))
     assert a.representative is None and a.asks == 5 and a.order_key == "b"
-    order = sorted(order_key(e) for e in (a, b, c))
+    order = sorted(rank_order(e) for e in (a, b, c))
     assert order == [(-5, "a"), (-5, "b"), (-5, "c")]
     assert [in_window(e, (1, 2), order) for e in (a, b, c)] == [True, False, False]
