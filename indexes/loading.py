@@ -107,6 +107,7 @@ class LoadedBase:
 
     _bm25: object = None
     _forms_bm25: object = None
+    _form_keys: object = None
 
     def embed(self, texts: list[str], space: str | None = None) -> np.ndarray:
         """``texts`` in ``index.faiss``'s embedder, or in the embedder of language space ``space``."""
@@ -132,12 +133,25 @@ class LoadedBase:
                 from indexes.bm25 import BM25
 
                 forms, rows = [], []
-                for i, q in enumerate(self.questions):
-                    for f in [q] + (self.aliases[i] if self.aliases else []):
-                        forms.append(normalize_key(f))
+                for i, (q, keys) in enumerate(zip(self.questions, self._row_form_keys())):
+                    for f in [normalize_key(q)] + keys[1:]:
+                        forms.append(f)
                         rows.append(i)
                 self._forms_bm25 = (BM25(forms), np.asarray(rows, dtype=np.int64))
             return self._forms_bm25
+
+    @property
+    def form_keys(self) -> list[list[str]]:
+        """Per row: its key, then its aliases normalised as keys are (computed once, not per query)."""
+        with self.lock:
+            return self._row_form_keys()
+
+    def _row_form_keys(self) -> list[list[str]]:
+        # callers hold the lock
+        if self._form_keys is None:
+            self._form_keys = [[k] + [normalize_key(a) for a in (self.aliases[i] if self.aliases else [])]
+                               for i, k in enumerate(self.keys)]
+        return self._form_keys
 
 
 def _verify(path: Path, manifest: dict) -> None:

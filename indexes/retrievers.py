@@ -195,16 +195,12 @@ class QuestionRetriever:
                 out[i] = best_per_row(irow, srow, None, depth)
         return out
 
-    def _forms(self, row: int) -> list[str]:
-        b = self.base
-        return [b.keys[row]] + [normalize_key(a) for a in (b.aliases[row] if b.aliases else [])]
-
     def _hybrid(self, query: str, dense, lexical, other, k: int) -> list[tuple[int, float]]:
         p = self.rerank_space(query)
         if p is None:
             return self._fuse(query, dense, lexical, k)
         sp = query_space(query)
-        rows, x = rr.features(sp, dense, lexical, other, normalize_key(query), self._forms,
+        rows, x = rr.features(sp, dense, lexical, other, normalize_key(query), self.base.form_keys.__getitem__,
                               n=max(int(self.rerank.get("n_candidates", rr.N_CANDIDATES)), k))
         return rr.rank(p, rows, x, k)
 
