@@ -9,7 +9,8 @@ each space's embedder (``models.intent_embedder_{en,zh}`` of the build's config)
 dimension recorded. A corrupted or mismatched file raises ``BaseIntegrityError`` with what is wrong;
 nothing is ever answered from a broken base. A base without language indexes (built before issue 15, or
 with ``index.language_indexes: false``) loads with ``spaces`` empty: searches use ``index.faiss``.
-A loaded base is cached per version folder and embedder.
+A loaded base is cached per version folder and embedder. A base on a store (``gs://…``) is read from
+a local copy of its latest version (downloaded once, each file checked against the manifest).
 """
 
 from __future__ import annotations
@@ -255,9 +256,12 @@ def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str
     return out
 
 
-def load_base(base_dir: str | Path, embedder=None) -> LoadedBase:
-    """Load and verify a published base (cached per version folder)."""
-    path = resolve_version(base_dir)
+def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None = None) -> LoadedBase:
+    """Load and verify a published base (cached per version folder). ``base_dir``: a base (its ``latest``
+    symlink or ``LATEST`` file), a version folder, or either as a URL of a store (``gs://…``, any Beam
+    filesystem): that version is downloaded into a local cache first (``cache_dir``, default
+    ``$QABASE_CACHE_DIR`` or ``~/.cache/qabase``; schemas.layout.local_mirror) and verified as a local one."""
+    path = resolve_version(base_dir, cache_dir)
     key = (str(path), getattr(embedder, "model_id", ""))
     with _CACHE_LOCK:
         if key in _CACHE:

@@ -29,7 +29,7 @@ class LiveBase:
     """The retrievers of the version ``latest`` points at, reloaded when it moves."""
 
     def __init__(self, base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
-        self.base_dir = Path(base_dir)
+        self.base_dir = str(base_dir)  # a folder or a URL (resolve_version handles both)
         self.mode = mode
         self.threshold = threshold
         self._lock = threading.Lock()

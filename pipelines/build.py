@@ -3,6 +3,10 @@
 :func:`run_build` is what the CLI and the tests call; the Airflow DAG calls its four steps one task
 each (pipelines.scheduled): :func:`stage_version`, :func:`gate_version`, :func:`publish_version`, and
 the report.
+
+``output`` is a local folder or a URL of any Beam filesystem (``gs://``, ``s3://``, ``hdfs://``): the graph
+then writes into the staging prefix in the store, and everything after it runs on a local working copy
+(pipelines.release.publish; the local mirror and its caches: schemas.layout).
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from models.registry import ModelFactory, RegistryModels, config_from_dict
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
 from pipelines.release.publish import Publisher
+from pipelines.runners import runner_args
 from pipelines.stages.counters import cache_counts, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig
-from schemas.errors import PublishError
+from schemas import layout as L
+from schemas.errors import BaseIntegrityError, PublishError
 from schemas.layout import (
     AGGREGATION_CACHE,
     DATA_DOCS_DIR,
@@ -76,7 +82,7 @@ def _input_facts(files: list[dict]) -> list[dict]:
 
 
 def _unchanged(layout: BaseLayout, previous: str) -> BuildResult:
-    path = layout.version(previous)
+    path = layout.fetch(previous)
     manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     return BuildResult(previous, path, manifest, manifest.get("stages", []), unchanged=True)
 
@@ -87,8 +93,16 @@ def plan_inputs(inputs: list[str], layout: BaseLayout, cfg: BuildConfig, full_re
     facts = _input_facts(files)
     previous = layout.current_version()
     prev_state = None
+    if previous and layout.remote and not L.exists(L.join(layout.version_url(previous), MANIFEST)):
+        raise BaseIntegrityError(f"output: {layout.url_of(L.LATEST_FILE)} names version {previous}, but "
+                                 f"{layout.version_url(previous)}/ has no {MANIFEST} (deleted or never published); "
+                                 f"point {L.LATEST_FILE} at a published version, or restore it")
     if previous and not full_rebuild:
-        prev_state = load_state(layout.version(previous), cfg)
+        # a remote base: the previous version in the local mirror for the launcher; the workers read its state
+        # straight from the store
+        prev_state = load_state(layout.fetch(previous), cfg,
+                                layout.url_of(L.VERSIONS_DIR, previous, L.STATE_DIR, L.QUESTIONS_FILE)
+                                if layout.remote else None)
         if prev_state is None:
             LOG.warning("version %s has no incremental state (built by an older qabase): counting the given inputs "
                         "alone, as --full-rebuild does", previous)
@@ -99,10 +113,11 @@ def plan_inputs(inputs: list[str], layout: BaseLayout, cfg: BuildConfig, full_re
     return InputPlan([f for f in files if f["path"] in new_paths], new_facts, skipped, previous, prev_state)
 
 
-def run_pipeline(plan: InputPlan, cfg: BuildConfig, staging: Path, layout: BaseLayout,
+def run_pipeline(plan: InputPlan, cfg: BuildConfig, staging: str | Path, layout: BaseLayout,
                  beam_args: list[str] | None, factory: ModelFactory | None):
-    """Run the Beam graph into ``staging``; returns (result, options, seconds, caches)."""
-    args = list(beam_args or [])
+    """Run the Beam graph into ``staging`` (a folder or a prefix in a store); returns (result, options,
+    seconds, caches)."""
+    args = runner_args(list(beam_args or []))  # --runner=DaskRunner: qabase's (pipelines.dask_runner)
     if not any(a.startswith("--runner") for a in args):
         args.append("--runner=DirectRunner")
     options = PipelineOptions(args)
@@ -184,9 +199,10 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
              f" (continuing the state of {plan.previous})" if plan.prev_state else "")
     publisher = Publisher(output, version)
     staging = publisher.prepare()
-    LOG.info("building version %s in %s", publisher.version, staging)
+    LOG.info("building version %s in %s", publisher.version, publisher.target)
     try:
-        result, options, pipeline_s, caches = run_pipeline(plan, cfg, staging, layout, beam_args, factory)
+        result, options, pipeline_s, caches = run_pipeline(plan, cfg, publisher.target, layout, beam_args, factory)
+        publisher.pull()  # a remote base: the graph's files into the local working copy
         stats, increment = merge_stats(staging, plan.prev_state)
         t_write = time.perf_counter()
         prev = plan.prev_state
@@ -205,14 +221,16 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
         if counted is not None:
             manifest["caches"] = {"folder": str(layout.cache), **counted}
         (staging / DRAFT).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+        publisher.push()  # a remote base: the staged version back to the store, for the next step
     except BaseException:
         publisher.abort()
         raise
     return BuildResult(publisher.version, staging, manifest, table)
 
 
-def _keep_failed_report(publisher: Publisher, staging: Path, manifest: dict) -> Path:
-    """The failed version's report (and Data Docs) in ``failed/<version>/``; returns the report's path."""
+def _keep_failed_report(publisher: Publisher, staging: Path, manifest: dict) -> str:
+    """The failed version's report (and Data Docs) in ``failed/<version>/`` (a remote base: in the store);
+    returns where the report is."""
     from pipelines.release.report import write_report
 
     write_report(staging, manifest)
@@ -222,7 +240,9 @@ def _keep_failed_report(publisher: Publisher, staging: Path, manifest: dict) -> 
         shutil.copy2(staging / name, failed / name)
     if (staging / DATA_DOCS_DIR).is_dir():
         shutil.copytree(staging / DATA_DOCS_DIR, failed / DATA_DOCS_DIR, dirs_exist_ok=True)
-    return failed / REPORT_FILES[0]
+    if publisher.remote:
+        return L.join(publisher.upload_failed(failed), REPORT_FILES[0])
+    return str(failed / REPORT_FILES[0])
 
 
 def gate_version(output: str | Path, version: str) -> dict:
@@ -233,23 +253,27 @@ def gate_version(output: str | Path, version: str) -> dict:
 
     publisher = Publisher(output, version)
     staging = publisher.staging
+    publisher.ensure_local(DRAFT)
     if not (staging / DRAFT).is_file():
-        raise PublishError(f"quality gate: no staged version {version} in {publisher.versions}")
+        raise PublishError(f"quality gate: no staged version {version} in "
+                           f"{publisher.layout.url_of(L.VERSIONS_DIR) if publisher.remote else publisher.versions}")
     try:
         manifest = json.loads((staging / DRAFT).read_text(encoding="utf-8"))
         cfg = config_from_dict(manifest["config"])
         previous = manifest.get("previous_version")
         quality = validate_version(staging, manifest["index"], cfg, manifest["counts"],
-                                   publisher.layout.version(previous) if previous else None)
+                                   publisher.layout.fetch(previous) if previous else None)
         manifest["quality"] = quality
         if quality["critical_failures"]:
             report = _keep_failed_report(publisher, staging, manifest)
             names = "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
                               for r in quality["critical_failures"][:5])
             raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
-                               f"({names}); latest is unchanged; report: {report}")
+                               f"({names}); {L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; "
+                               f"report: {report}")
         (staging / DRAFT).unlink()
         publisher.write_manifest(manifest)
+        publisher.push()
     except BaseException:
         publisher.abort()
         raise
@@ -257,10 +281,34 @@ def gate_version(output: str | Path, version: str) -> dict:
 
 
 def publish_version(output: str | Path, version: str) -> Path:
-    """Move a gated version into versions/ and point latest at it; returns its folder."""
-    final = Publisher(output, version).publish()
-    LOG.info("published %s", final)
+    """Move a gated version into versions/ and point latest at it; returns its folder (a remote base: its copy
+    in the local mirror; the version is at ``<output>/versions/<version>/`` and ``LATEST`` names it)."""
+    publisher = Publisher(output, version)
+    try:
+        final = publisher.publish()
+    except BaseException:
+        if publisher.remote:  # nothing half-published stays in the store (LATEST was not written)
+            publisher.abort()
+        raise
+    LOG.info("published %s", publisher.location)
     return final
+
+
+def report_version(output: str | Path, version: str, manifest: dict | None = None) -> str:
+    """(Re)write a published version's report.html / report.json (a remote base: in its local copy, then
+    uploaded beside the version); returns where report.html is."""
+    from pipelines.release.report import write_report
+
+    layout = BaseLayout(output)
+    folder = layout.fetch(version)
+    if manifest is None:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    write_report(folder, manifest)
+    if not layout.remote:
+        return str(folder / REPORT_FILES[0])
+    for name in REPORT_FILES:
+        L.upload(folder / name, L.join(layout.version_url(version), name))
+    return L.join(layout.version_url(version), REPORT_FILES[0])
 
 
 def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
@@ -273,12 +321,12 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
     With nothing new and the same config it publishes nothing and returns the latest version.
     ``full_rebuild`` ignores the state and counts the given inputs alone.
     """
-    from pipelines.release.report import write_report
-
     staged = stage_version(inputs, output, cfg, beam_args, version, full_rebuild, factory)
     if staged.unchanged:
         return staged
     manifest = gate_version(output, staged.version)
     final = publish_version(output, staged.version)
-    write_report(final, manifest)
-    return BuildResult(staged.version, final, manifest, staged.stage_table)
+    report_version(output, staged.version, manifest)
+    layout = BaseLayout(output)
+    return BuildResult(staged.version, final, manifest, staged.stage_table,
+                       location=layout.version_url(staged.version) if layout.remote else None)

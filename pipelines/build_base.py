@@ -50,6 +50,9 @@ def check_beam_args(beam_args: list[str]) -> None:
 
     from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
 
+    from pipelines.runners import load_runner_options
+
+    load_runner_options(beam_args)  # a runner's own options are Beam's only once its module is imported
     parser = _BeamArgumentParser(allow_abbrev=False)
     classes = {str(c): c for c in PipelineOptions.__subclasses__()}
     for cls in classes.values():
@@ -91,9 +94,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.demo:
             from pipelines.demo import write_demo_logs
 
-            paths = write_demo_logs(Path(args.output) / "demo-logs")
+            from schemas.layout import is_remote, join, upload
+
+            if is_remote(args.output):  # written locally, then put beside the base where workers can read them
+                import tempfile
+
+                local = write_demo_logs(Path(tempfile.mkdtemp(prefix="qabase-demo-logs-")))
+                paths = [join(args.output, "demo-logs", p.name) for p in local]
+                for src, dst in zip(local, paths):
+                    upload(src, dst)
+            else:
+                paths = write_demo_logs(Path(args.output) / "demo-logs")
             inputs.extend(str(p) for p in paths)
-            LOG.info("demo: wrote %d sample log files to %s", len(paths), Path(args.output) / "demo-logs")
+            LOG.info("demo: wrote %d sample log files to %s", len(paths), join(args.output, "demo-logs"))
         if not inputs:
             raise QabaseError("usage: give --input PATH (repeatable) or --demo")
         from pipelines.build import run_build

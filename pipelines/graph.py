@@ -19,10 +19,10 @@ config, unless a caller gives another, as the tests do with small fakes).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import NamedTuple
 
 import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
 
 from models.registry import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
@@ -61,27 +61,28 @@ def _join(element):
     return [(kept[0], groups[0])]
 
 
-def _read_and_validate(p, files: list[dict], cfg: BuildConfig, staging: str):
+def _read_and_validate(p, files: list[dict], cfg: BuildConfig, staging: str, sinks: list):
     """(read, validated, all rejects); writes rejected.parquet and the accepted-rows sample."""
     read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
     validated = read.rows | "Validate" >> ValidateRows(cfg.limits, cfg.input)
     rejected = (read.rejected, validated.rejected) | "AllRejects" >> beam.Flatten()
-    _ = (rejected
-         | "RejectRecords" >> beam.Map(lambda r: r._asdict())
-         | "WriteRejected" >> parquet_sink(staging, REJECTED_FILE, REJECTED_SCHEMA))
-    _ = (validated.accepted
-         | "SampleAccepted" >> beam.combiners.Top.Smallest(ACCEPTED_SAMPLE_ROWS, key=sample_rank)
-         | "SampleRecords" >> beam.FlatMap(lambda rows: [sample_record(r) for r in rows])
-         | "WriteAcceptedSample" >> parquet_sink(staging, ACCEPTED_SAMPLE_FILE, ACCEPTED_SAMPLE_SCHEMA))
+    sinks.append(rejected
+                 | "RejectRecords" >> beam.Map(lambda r: r._asdict())
+                 | "WriteRejected" >> parquet_sink(staging, REJECTED_FILE, REJECTED_SCHEMA))
+    sinks.append(validated.accepted
+                 | "SampleAccepted" >> beam.combiners.Top.Smallest(ACCEPTED_SAMPLE_ROWS, key=sample_rank)
+                 | "SampleRecords" >> beam.FlatMap(lambda rows: [sample_record(r) for r in rows])
+                 | "WriteAcceptedSample" >> parquet_sink(staging, ACCEPTED_SAMPLE_FILE, ACCEPTED_SAMPLE_SCHEMA))
     return read, validated, rejected
 
 
-def _count_questions(accepted, staging: str, previous_state: str | None):
+def _count_questions(accepted, staging: str, previous_state: str | None, sinks: list):
     """(state per question key, QuestionStats); writes state/questions.parquet."""
     state = accepted | "Count" >> CountQuestions(previous_state)
-    _ = (state
-         | "StateRecords" >> beam.Map(state_record)
-         | "WriteState" >> parquet_sink(str(Path(staging) / STATE_DIR), QUESTIONS_FILE, QUESTION_STATE_SCHEMA))
+    sinks.append(state
+                 | "StateRecords" >> beam.Map(state_record)
+                 | "WriteState" >> parquet_sink(FileSystems.join(staging, STATE_DIR), QUESTIONS_FILE,
+                                                QUESTION_STATE_SCHEMA))
     questions = state | "ToQuestionStats" >> MeteredMap.of(
         "count", lambda kv: to_question_stats(kv[0], kv[1]))
     return state, questions
@@ -114,7 +115,7 @@ def _pair_candidate(element):
     return [(entries[0], sorted(answers[0]) if answers else [])]
 
 
-def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory):
+def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory, sinks: list):
     """(judged, selected): the candidates' (Entry, AnswerGroup); the top K of those with a valid answer.
     Writes questions.parquet with every question's scores (where scored) and fate."""
     drop = cfg.time_sensitive.policy == "drop"
@@ -138,7 +139,7 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
     table = (judged
              | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (bool(eg[1].valid), eg[1].shares)))
              | "JudgedTable" >> beam.combiners.ToDict())
-    _ = (merged["entries"]
+    sinks.append(merged["entries"]
          | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]),
                                              judged=beam.pvalue.AsSingleton(table), drop_time_sensitive=drop)
          | "WriteQuestions" >> parquet_sink(staging, QUESTIONS_FILE, QUESTIONS_SCHEMA))
@@ -205,10 +206,17 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     """``previous_state``: state/questions.parquet of the version this build continues (None: count these
     files alone); ``factory``: the models (default: the registry's for ``cfg``, with the vector cache)."""
     factory = factory or RegistryModels.of(cfg, caches.folder)
-    read, validated, rejected = _read_and_validate(p, files, cfg, staging)
-    state, questions = _count_questions(validated.accepted, staging, previous_state)
+    sinks: list = []  # every write's result
+    read, validated, rejected = _read_and_validate(p, files, cfg, staging, sinks)
+    state, questions = _count_questions(validated.accepted, staging, previous_state, sinks)
     merged, scored = _merge_and_score(questions, cfg, factory, caches)
-    judged, selected = _select(state, merged, cfg, staging, factory)
+    judged, selected = _select(state, merged, cfg, staging, factory, sinks)
     rows = _aggregate_kept(selected, cfg, factory, caches)
-    _ = rows | "Store" >> WriteStore(staging, cfg.index)
-    write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows), staging)
+    sinks.append(rows | "Store" >> WriteStore(staging, cfg.index))
+    sinks.append(write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows),
+                                staging))
+    # One last step that depends on every write: Beam's Dask runner computes only the graph of the last
+    # step it translates, so a write that no later step consumes would never run there.
+    _ = (sinks
+         | "AllWrites" >> beam.Flatten()
+         | "WritesDone" >> beam.combiners.Count.Globally())

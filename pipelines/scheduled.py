@@ -14,7 +14,7 @@ import json
 import sys
 
 from schemas.errors import QabaseError
-from schemas.layout import MANIFEST, BaseLayout
+from schemas.layout import BaseLayout
 
 
 def render_template(template: str, logical_date: str) -> str:
@@ -65,17 +65,18 @@ def gate(base_dir: str, version: str) -> dict:
 
 
 def publish(base_dir: str, version: str) -> str:
+    """Where the published version is: its folder, or its prefix in the store (``base_dir`` a URL)."""
     from pipelines.build import publish_version
 
-    return str(publish_version(base_dir, version))
+    final = publish_version(base_dir, version)
+    layout = BaseLayout(base_dir)
+    return layout.version_url(version) if layout.remote else str(final)
 
 
 def report(base_dir: str, version: str) -> str:
-    from pipelines.release.report import write_report
+    from pipelines.build import report_version
 
-    folder = BaseLayout(base_dir).version(version)
-    write_report(folder, json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
-    return str(folder / "report.html")
+    return report_version(base_dir, version)
 
 
 def run_day(template: str, logical_date: str, base_dir: str, config_path: str | None = None,

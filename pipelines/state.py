@@ -4,7 +4,9 @@
 and every distinct answer, each with counts; schema in ``schemas/question_state.py``) and
 ``state.json`` (the input files already counted, with sha256, and the row-level counts).
 Because the state is published with its version, a failed build never touches it, and the
-next build starts from ``latest/state``.
+next build starts from ``latest/state`` (a base on a store: the version ``LATEST`` names, downloaded into
+the local mirror for the launcher, while the graph's workers read its ``state/questions.parquet`` from the
+store itself).
 
 A new build reads only files it has not counted (by checksum), folds their rows into the
 state (pipelines.stages.count; adding counts is associative, so the result equals counting all logs at once), and
@@ -44,14 +46,16 @@ def input_settings_hash(cfg) -> str:
 
 class PreviousState(NamedTuple):
     version: str
-    questions: Path  # state/questions.parquet of that version
+    questions: str  # state/questions.parquet of that version, where the graph reads it (a path or a URL)
     files: list[dict]  # [{path, format, bytes, sha256}]
     counts: dict
     version_dir: Path
 
 
-def load_state(version_dir: Path, cfg) -> PreviousState | None:
-    """The state of a published version, or None if it has none (built before incremental builds)."""
+def load_state(version_dir: Path, cfg, questions_at: str | None = None) -> PreviousState | None:
+    """The state of a published version (a local folder), or None if it has none (built before incremental
+    builds). ``questions_at``: where the graph reads its state/questions.parquet (default: in
+    ``version_dir``; a remote base: the URL in the store)."""
     folder = version_dir / STATE_DIR
     if not (folder / STATE_FILE).is_file():
         return None
@@ -62,7 +66,8 @@ def load_state(version_dir: Path, cfg) -> PreviousState | None:
     if data.get("input_settings") != input_settings_hash(cfg):
         raise StateError(f"state: {folder} was built with other input/limits settings; run with --full-rebuild "
                          "over all logs to start a new state")
-    return PreviousState(version_dir.name, folder / QUESTIONS_FILE, data["files"], data["counts"], version_dir)
+    return PreviousState(version_dir.name, questions_at or str(folder / QUESTIONS_FILE), data["files"],
+                         data["counts"], version_dir)
 
 
 def split_new_files(files: list[dict], previous: PreviousState | None) -> tuple[list[dict], list[dict]]:

