@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from indexes.store import qids_digest
 from schemas.errors import BaseIntegrityError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)
@@ -160,6 +161,20 @@ def _verify(path: Path, manifest: dict) -> None:
         _check_file(path, name, manifest)
 
 
+def _check_binding(path: Path, manifest: dict, qids: list[str]) -> None:
+    """qa.parquet's qids, in row order, and index.faiss are the pair the build wrote together (bases built
+    before the binding have none: their rank order is all that ties rows to vectors)."""
+    binding = (manifest.get("index") or {}).get("row_binding")
+    if not isinstance(binding, dict):
+        return
+    if binding.get("index_sha256") != sha256_file(path / INDEX_FILE):
+        raise BaseIntegrityError(f"base: {path / INDEX_FILE} is not the index this version's build wrote "
+                                 "(its sha256 differs from the one bound to the rows)")
+    if binding.get("qids_sha256") != qids_digest(qids):
+        raise BaseIntegrityError(f"base: the rows of {path / QA_FILE} are not the ones its index was built for "
+                                 "(the qids in row order differ: a qa.parquet from another version?)")
+
+
 def exact_keys(rows: list[dict]) -> dict[str, int]:
     """{normalised question: row} for every entry's own key and its aliases' keys (a base question's own key
     wins over another entry's alias; between aliases, the better-ranked entry)."""
@@ -270,6 +285,10 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise BaseIntegrityError(f"base: {path / MANIFEST} is not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise BaseIntegrityError(f"base: {path / MANIFEST} is not UTF-8 text") from None
+    if not isinstance(manifest, dict):
+        raise BaseIntegrityError(f"base: {path / MANIFEST} is not a JSON object (a {type(manifest).__name__})")
     _verify(path, manifest)
     import faiss
     import pyarrow.parquet as pq
@@ -286,6 +305,7 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
         raise BaseIntegrityError(f"base: index.faiss holds {index.ntotal} vectors but qa.parquet {len(rows)} rows")
     if [r["rank"] for r in rows] != list(range(1, len(rows) + 1)):
         raise BaseIntegrityError("base: qa.parquet rows are not in rank order 1..n, so row i is not vector i")
+    _check_binding(path, manifest, [r["qid"] for r in rows])
     if embedder is None:
         from models.registry import load_embedder
 

@@ -30,7 +30,7 @@ from indexes.builder import FaissIndexBuilder, IndexBuilder
 from schemas import QA_SCHEMA
 from schemas.config import IndexConfig
 from schemas.errors import PublishError
-from schemas.layout import (INDEX_FILE, INDEX_INFOS_FILE, LANGUAGE_SPACES, QA_FILE, space_index_file,
+from schemas.layout import (INDEX_FILE, INDEX_INFOS_FILE, LANGUAGE_SPACES, QA_FILE, sha256_file, space_index_file,
                             space_rows_file)
 from schemas.records import FormVectors
 
@@ -59,6 +59,22 @@ def write_space_indexes(entries: list[FormVectors], out: Path, builder: IndexBui
     return facts
 
 
+def qids_digest(qids: list[str]) -> str:
+    """sha256 of the qids in row order: what ties qa.parquet's rows to the index's vectors (row i = vector i)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for qid in qids:
+        h.update(qid.encode("utf-8", "surrogatepass") + b"\n")
+    return h.hexdigest()
+
+
+def row_binding(qids: list[str], index_path: Path) -> dict:
+    """The binding stored with the index: the qids in vector order and the index file they belong to. A
+    qa.parquet from another version (even with the manifest's checksum updated to match) breaks it."""
+    return {"qids_sha256": qids_digest(qids), "index_sha256": sha256_file(index_path)}
+
+
 def write_store(rows: list[dict], staging: str, index_cfg: IndexConfig, builder: IndexBuilder | None = None) -> dict:
     """qa.parquet (rank order) + index (row i = vector i) + the language indexes + index_infos.json; returns
     index facts. ``builder``: the index builder (default: FAISS as ``index_cfg`` says)."""
@@ -74,6 +90,7 @@ def write_store(rows: list[dict], staging: str, index_cfg: IndexConfig, builder:
     builder = builder or _builder(index_cfg)
     facts = builder.build(vectors, out / INDEX_FILE)
     facts["qa_rows"] = len(rows)
+    facts["row_binding"] = row_binding([r["qid"] for r in rows], out / INDEX_FILE)
     if index_cfg.language_indexes and rows and len(entries) == len(rows):
         facts["spaces"] = write_space_indexes(entries, out, builder)
     (out / INDEX_INFOS_FILE).write_text(json.dumps(facts, indent=2), encoding="utf-8")

@@ -238,6 +238,11 @@ def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -
     latest = base / LATEST
     if latest.exists() and (latest / MANIFEST).is_file():
         return latest.resolve()
+    if latest.is_symlink():
+        target = os.readlink(latest)
+        state = f"which has no {MANIFEST}" if latest.exists() else "which is missing"
+        raise BaseIntegrityError(f"base: {latest} points to {target}, {state} (deleted or moved?); point "
+                                 f"{LATEST} at a published version in {base / VERSIONS_DIR}, or rebuild")
     pointer = base / LATEST_FILE
     if pointer.is_file() and not pointer.is_symlink():
         version = pointer.read_text(encoding="utf-8").strip()

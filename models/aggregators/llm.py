@@ -76,12 +76,31 @@ class HfGenerator:
         return out
 
 
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+ALLOW_INSECURE = "QABASE_LLM_ALLOW_INSECURE"
+
+
+def refuse_key_in_clear(url: str) -> None:
+    """The API key travels as a bearer token: never in clear text over a network (plain http:// to another
+    host than this one), unless $QABASE_LLM_ALLOW_INSECURE=1 says the network is trusted."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    local = host in LOOPBACK_HOSTS or host.startswith("127.")
+    if os.environ.get("QABASE_LLM_API_KEY") and parts.scheme == "http" and not local \
+            and os.environ.get(ALLOW_INSECURE) != "1":
+        raise ModelLoadError(f"aggregation backend {url}: refusing to send $QABASE_LLM_API_KEY in clear text to "
+                             f"{host} over http://; use https://, or set {ALLOW_INSECURE}=1 on a trusted network")
+
+
 class HttpGenerator:
     def __init__(self, url: str, model: str = "auto", max_new_tokens: int = 256, timeout_s: float = 120.0,
                  batch_size: int = 8):
         self._url = url.rstrip("/")
         if self._url.endswith("/v1"):
             self._url = self._url[:-3]
+        refuse_key_in_clear(self._url)
         self._timeout = timeout_s
         if model in ("", "auto"):
             model = self._first_model()

@@ -69,6 +69,40 @@ def test_corrupted_or_mismatched_files_are_refused(base, tmp_path):
         load_base(tmp_path / "nothing")
 
 
+def test_rows_swapped_in_qa_parquet_with_the_checksum_updated_are_refused(base, tmp_path):
+    """The binding of qids (in row order) to index.faiss: the checksum alone can be made to match."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    version = (base / "latest").resolve()
+    swapped = tmp_path / "swapped"
+    shutil.copytree(version, swapped)
+    table = pq.read_table(swapped / "qa.parquet")
+    qids = table.column("qid").to_pylist()
+    qids[0], qids[1] = qids[1], qids[0]  # rank order stays 1..n: only the binding can tell
+    table = table.set_column(table.schema.get_field_index("qid"), "qid", pa.array(qids))
+    pq.write_table(table, swapped / "qa.parquet")
+    manifest = json.loads((swapped / "manifest.json").read_text())
+    manifest["files"]["qa.parquet"] = {"bytes": (swapped / "qa.parquet").stat().st_size,
+                                       "sha256": hashlib.sha256((swapped / "qa.parquet").read_bytes()).hexdigest()}
+    (swapped / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BaseIntegrityError, match="not the ones its index was built for"):
+        load_base(swapped)
+    assert load_base(version).qids[:2] == qids[1::-1]  # the untouched version still loads
+    (swapped / "manifest.json").write_text("[1, 2]")
+    with pytest.raises(BaseIntegrityError, match="is not a JSON object"):
+        load_base(swapped)
+
+
+def test_a_dangling_latest_says_which_version_is_missing(tmp_path):
+    (tmp_path / "versions").mkdir()
+    (tmp_path / "latest").symlink_to("versions/20260101T000000000Z")
+    with pytest.raises(BaseIntegrityError, match="latest points to versions/20260101T000000000Z, which is missing"):
+        load_base(tmp_path)
+
+
 def test_query_cli_single_and_batch(base, tmp_path, capsys):
     assert query_main(["--base", str(base), "questions", "capital of France", "-k", "2"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -117,3 +151,42 @@ def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
     # a new build into the same folder goes live without a restart
     newer = run_build([str(fixtures_dir / "tiny.jsonl")], live_dir, load_config(None, {}), full_rebuild=True)
     assert client.get("/health").json()["version"] == newer.version != health["version"]
+
+
+def test_http_service_keeps_serving_its_verified_version_and_refuses_bad_queries(base, tmp_path):
+    import os
+
+    from fastapi.testclient import TestClient
+
+    from indexes.serve import create_app
+
+    live_dir = tmp_path / "live"
+    shutil.copytree(base, live_dir, symlinks=True)
+    client = TestClient(create_app(live_dir))
+    served = client.get("/health").json()["version"]
+    target = os.readlink(live_dir / "latest")
+    # latest dangles: the verified version in memory keeps answering, /health says why it is degraded
+    (live_dir / "latest").unlink()
+    (live_dir / "latest").symlink_to("versions/20200101T000000000Z")
+    assert client.get("/answer", params={"q": "What is the capital of France?"}).json()["found"]
+    health = client.get("/health").json()
+    assert health["status"] == "degraded" and "which is missing" in health["problem"] and health["version"] == served
+    # latest points at a version that fails verification: refused, the served one stays, then all clears
+    bad = live_dir / "versions" / "bad"
+    shutil.copytree(live_dir / target, bad)
+    (bad / "index.faiss").write_bytes(b"not an index")
+    (live_dir / "latest").unlink()
+    (live_dir / "latest").symlink_to("versions/bad")
+    assert client.get("/questions", params={"q": "capital of France"}).status_code == 200
+    assert "newer version refused" in client.get("/health").json()["problem"]
+    (live_dir / "latest").unlink()
+    (live_dir / "latest").symlink_to(target)
+    assert client.get("/health").json() == {"status": "ok", "version": served,
+                                            "questions": health["questions"], "mode": "hybrid"}
+    # queries: white space only, invalid UTF-8 and an oversized input are 422, echoing little
+    assert client.get("/questions", params={"q": "   "}).status_code == 422
+    assert client.get("/answer?q=%FF%FEcapital").status_code == 422
+    assert "not valid UTF-8" in client.get("/answer?q=caf%C3").json()["detail"]
+    assert client.get("/answer?q=caf%C3%A9").status_code == 200
+    big = client.get("/questions", params={"q": "x" * 60_000})
+    assert big.status_code == 422 and len(big.content) < 1_000

@@ -180,3 +180,19 @@ def test_aggregate_command_with_the_http_backend(llm_server, tmp_path):
     assert set(row) >= {"question", "qtype", "qtype_score", "answer", "confidence", "viewpoints", "method", "flags"}
     assert any(f.startswith("llm_fallback:") for f in row["flags"])
     assert sorted(i for v in row["viewpoints"] for i in v["answer_ids"]) == [1, 2, 3]
+
+
+def test_the_api_key_is_never_sent_in_clear_text_to_another_host(monkeypatch):
+    from models.aggregators.llm import refuse_key_in_clear
+    from schemas.errors import ModelLoadError
+
+    monkeypatch.setenv("QABASE_LLM_API_KEY", "sk-secret")
+    with pytest.raises(ModelLoadError, match="refusing to send .* in clear text to llm.example.com over http://"):
+        HttpGenerator("http://llm.example.com:8000/v1", model="m")
+    for url in ("https://llm.example.com", "http://127.0.0.1:8000", "http://localhost:9", "http://[::1]:8000"):
+        refuse_key_in_clear(url)  # encrypted, or never leaves the machine
+    monkeypatch.setenv("QABASE_LLM_ALLOW_INSECURE", "1")
+    refuse_key_in_clear("http://llm.example.com:8000")
+    monkeypatch.delenv("QABASE_LLM_ALLOW_INSECURE")
+    monkeypatch.delenv("QABASE_LLM_API_KEY")
+    refuse_key_in_clear("http://llm.example.com:8000")  # no key, nothing to leak
