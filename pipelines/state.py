@@ -71,15 +71,16 @@ def load_state(version_dir: Path, cfg, questions_at: str | None = None) -> Previ
 
 
 def split_new_files(files: list[dict], previous: PreviousState | None) -> tuple[list[dict], list[dict]]:
-    """(files to read, files already counted). A path counted before with other content is an error:
+    """(files to read, files already counted). A file is its path: counted before = the same path with the
+    same sha256. The same content under a new path is new rows, as a full rebuild given both paths counts
+    both (an increment must equal the rebuild). A path counted before with other content is an error:
     logs are append-only by file, and counting a rewritten file again would double-count its rows."""
     if previous is None:
         return files, []
-    seen = {f["sha256"] for f in previous.files}
     by_path = {f["path"]: f["sha256"] for f in previous.files}
     new, skipped = [], []
     for f in files:
-        if f["sha256"] in seen:
+        if by_path.get(f["path"]) == f["sha256"]:
             skipped.append(f)
         elif f["path"] in by_path:
             raise StateError(f"input: {f['path']} was counted in version {previous.version} with other content "

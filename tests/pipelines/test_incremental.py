@@ -131,6 +131,27 @@ def test_a_rewritten_log_file_is_refused_not_double_counted(builds, days, tmp_pa
             f.write(original)
 
 
+def test_identical_content_under_a_new_path_is_new_rows_in_both_modes(builds, days, tmp_path):
+    """A file is its path: a copy of day 1's log under another path counts again, in an increment as in a full
+    rebuild given every path (before: the increment skipped it as 'already counted', by sha256 alone)."""
+    daily, full, work = builds
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(days[0] / "logs.jsonl", copy / "logs.jsonl")
+    base = tmp_path / "base"
+    shutil.copytree(work / "incremental", base, symlinks=True)
+    cfg = load_config(None, OVERRIDES)
+    inputs = [str(d) for d in days] + [str(copy)]
+    inc = run_build(inputs, base, cfg)
+    rebuilt = run_build(inputs, tmp_path / "full", cfg, full_rebuild=True)
+    assert [p.rsplit("/", 1)[1] for p in inc.manifest["increment"]["new_files"]] == ["logs.jsonl"]
+    day1_rows = daily[0].manifest["counts"]["rows_read"]
+    assert inc.manifest["counts"]["rows_read"] == rebuilt.manifest["counts"]["rows_read"] \
+        == full.manifest["counts"]["rows_read"] + day1_rows
+    for name in ("qa.parquet", "questions.parquet"):
+        assert _table(inc.path, name).equals(_table(rebuilt.path, name)), name
+
+
 def test_other_input_settings_cannot_continue_the_state(builds, days, tmp_path):
     _, _, work = builds
     base = tmp_path / "base"
