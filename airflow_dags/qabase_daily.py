@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta
 
-from airflow.sdk import Asset, Param, dag, get_current_context, task
+from airflow.sdk import Asset, AssetAlias, Param, dag, get_current_context, task
 
 BASE_DIR = os.environ.get("QABASE_BASE_DIR", "/var/lib/qabase/base")
 INPUT_TEMPLATE = os.environ.get("QABASE_INPUT_TEMPLATE", "/var/lib/qabase/logs/{ds}/*")
-QA_BASE = Asset(uri=f"file://{BASE_DIR}/latest", name="qabase_latest")
+# the published base: an alias, resolved at run time to the asset of the run's own base_dir (a run with another
+# base_dir param updates that base's asset, not the default one's)
+QA_BASE = AssetAlias("qabase_latest")
 
 DOC = """
 ### qabase daily build
@@ -24,7 +26,8 @@ in this task (DirectRunner), counting only files not counted before (by sha256) 
 state of the latest version, and re-scoring / re-embedding / re-aggregating only what changed;
 **quality_gate** runs the great-expectations suites (a critical failure fails the run and
 `latest` stays on the previous version; the report lands in `BASE_DIR/failed/<version>/`);
-**publish** swaps `latest` and updates the `qabase_latest` asset; **report** writes the
+**publish** swaps `latest` and updates the asset of the run's base (`file://BASE_DIR/latest`,
+through the `qabase_latest` alias, so a run with another `base_dir` updates that base's); **report** writes the
 version's `report.html` and `report.json`.
 
 Re-running a date counts nothing twice: its files are already in the state, so the run ends
@@ -59,7 +62,11 @@ def qabase_daily():
         from pipelines.scheduled import find_logs as find
 
         ctx = get_current_context()
-        files = find(ctx["params"]["input_template"], ctx["logical_date"].isoformat())
+        from pipelines.scheduled import run_date
+
+        # a manual run in Airflow 3 can have no logical date: it builds the day it was triggered for
+        day = run_date(ctx.get("logical_date"), getattr(ctx.get("dag_run"), "run_after", None))
+        files = find(ctx["params"]["input_template"], day)
         if not files:
             from airflow.sdk.exceptions import AirflowSkipException
 
@@ -95,8 +102,14 @@ def qabase_daily():
     @task(outlets=[QA_BASE])
     def publish(gated: dict) -> str:
         from pipelines.scheduled import publish as run_publish
+        from pipelines.scheduled import published_asset_uri
 
-        return run_publish(get_current_context()["params"]["base_dir"], gated["version"])
+        ctx = get_current_context()
+        base_dir = ctx["params"]["base_dir"]
+        published = run_publish(base_dir, gated["version"])
+        uri = published_asset_uri(base_dir)
+        ctx["outlet_events"][QA_BASE].add(Asset(uri=uri, name=f"qabase:{uri}"), extra={"version": gated["version"]})
+        return published
 
     @task
     def report(gated: dict, published: str) -> str:

@@ -12,6 +12,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+from pathlib import Path
 
 from schemas.errors import QabaseError
 from schemas.layout import BaseLayout
@@ -28,6 +29,26 @@ def render_template(template: str, logical_date: str) -> str:
     except (KeyError, IndexError, ValueError) as exc:
         raise QabaseError(f"input template {template!r}: unknown or malformed field ({exc}); "
                           "use {ds}, {ds_nodash}, {yyyy}, {mm}, {dd}") from None
+
+
+def run_date(logical_date: dt.datetime | None, run_after: dt.datetime | None) -> str:
+    """The day a run builds (ISO): its logical date; a manual run in Airflow 3 may have none, and then
+    builds the day it was triggered for (``run_after``)."""
+    when = logical_date or run_after
+    if when is None:
+        raise QabaseError("this run has neither a logical date nor a run_after time: give a logical date")
+    return when.isoformat()
+
+
+def published_asset_uri(base_dir: str) -> str:
+    """The URI of the asset a publish updates: the base's ``latest`` (a local folder) or ``LATEST`` object
+    (a store). From the run's own ``base_dir``, so a run into another base updates that base's asset."""
+    from schemas.layout import LATEST, LATEST_FILE, as_url, is_remote
+
+    url = as_url(base_dir)
+    if is_remote(url):
+        return f"{url.rstrip('/')}/{LATEST_FILE}"
+    return f"file://{Path(base_dir).resolve()}/{LATEST}"
 
 
 def find_logs(template: str, logical_date: str) -> list[str]:

@@ -9,6 +9,10 @@ import unicodedata
 from typing import NamedTuple
 
 _WS = re.compile(r"\s+")
+# whitespace and control characters (C0, DEL, C1: no text shows them; NUL, ESC, ... in logs are debris)
+_WS_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+# UTF-16 halves on their own: JSON's "\ud800" makes one; no UTF-8 encoder takes them
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Han ideographs (as _is_cjk): Unified, Extension A, Compatibility, Extension B
 _HAN_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF))
 _HAN = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _HAN_RANGES) + "]")
@@ -83,8 +87,34 @@ def _t2s_table() -> dict[int, str]:
 
 
 def clean_surface(text: str) -> str:
-    """The logged form to show people: whitespace collapsed and trimmed, nothing else changed."""
-    return _WS.sub(" ", text).strip()
+    """The logged form to show people: whitespace and control characters collapsed into one space, and the
+    ends trimmed of whitespace and invisible format characters (zero-width space, BOM, direction marks, ...);
+    nothing else changed. Inside the text format characters stay: a zero-width joiner holds an emoji sequence
+    or a Persian word together. A text of nothing visible cleans to ""."""
+    return _trim_invisible(_WS_OR_CONTROL.sub(" ", text))
+
+
+def _invisible_at_an_end(ch: str) -> bool:
+    # tag characters (U+E0020-E007F) are format characters too, but end the subdivision flags (England, ...)
+    return ch.isspace() or (unicodedata.category(ch) == "Cf" and not "\U000e0000" <= ch <= "\U000e007f")
+
+
+def _trim_invisible(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and _invisible_at_an_end(text[start]):
+        start += 1
+    while end > start and _invisible_at_an_end(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def lone_surrogate(text: str) -> int:
+    """Where ``text`` holds its first lone surrogate (-1: none). Such text cannot be encoded, so cannot be
+    stored, keyed or sent on; JSON's ``\\ud800`` escapes and file names that are not UTF-8 make it."""
+    if text.isascii():
+        return -1
+    found = _SURROGATE.search(text)
+    return -1 if found is None else found.start()
 
 
 def detect_lang(text: str) -> str:
@@ -167,6 +197,14 @@ def cjk_count(text: str) -> int:
 def question_id(key: str) -> str:
     """Stable id of a base question: the same key gives the same qid in every run."""
     return "q_" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def preview(text: str, limit: int) -> str:
+    """``text`` as a reject's raw value: cut to ``limit`` characters, lone surrogates written as ``\\udXXX``
+    escapes so that it can always be stored."""
+    if lone_surrogate(text) >= 0:
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return truncate(text, limit)
 
 
 def truncate(text: str, limit: int) -> str:

@@ -1,34 +1,64 @@
-"""Read: JSONL (also .gz), CSV and Parquet logs, single-turn pairs and chat-style records.
+"""Read: JSONL (also .gz), JSON arrays, CSV and Parquet logs, single-turn pairs and chat-style records.
 
-Pure functions turn one file's records into :class:`RawRow` or :class:`Reject`; the
-:class:`ReadLogs` PTransform runs them over files through Beam's FileSystems, so
+The read stage: which files to read (:func:`expand_inputs`, each with its format, :func:`file_format`), and
+every row or reject of one file (:func:`parse_file`). A file that cannot be read is a reject with a reason,
+never an abort and never a silent change. The work is done in two modules below this one:
+
+- :mod:`pipelines.stages.filetext`: a file's bytes as lines of text (:class:`FileText`: decompressed by their
+  magic bytes, decoded by their byte-order mark; a line that is not text, a line over :data:`MAX_LINE_BYTES`,
+  a stream that breaks off become faults with a reason);
+- :mod:`pipelines.stages.logformats`: pure functions that turn one file's records, in each format (JSONL,
+  JSON arrays, CSV, Parquet), into :class:`RawRow` or :class:`Reject`, single-turn pairs and chat-style
+  records alike.
+
+The :class:`ReadLogs` PTransform runs :func:`parse_file` over files through Beam's FileSystems, so
 local paths, gs:// and s3:// work the same on any runner.
 """
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.stages.filetext import FileText, TextLine, open_binary
+from pipelines.stages.logformats import (
+    ASSISTANT_ROLES,
+    STAGE,
+    USER_ROLES,
+    Parsed,
+    chat_pairs,
+    parse_csv,
+    parse_json_array,
+    parse_jsonl,
+    parse_parquet,
+    rows_from_record,
+)
 from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
-from schemas.records import RawRow, Reject
-from schemas.text import truncate
+from schemas.records import Reject
+from schemas.text import lone_surrogate
 
-STAGE = "read"
-USER_ROLES = frozenset({"user", "human", "customer", "question", "用户"})
-ASSISTANT_ROLES = frozenset({"assistant", "gpt", "bot", "ai", "model", "chatbot", "answer", "助手"})
+# This module's names and those it held before it was split into filetext and logformats (re-exported from
+# them: no importer changes)
+__all__ = ["ASSISTANT_ROLES", "MAX_JSON_ARRAY_BYTES", "MAX_LINE_BYTES", "STAGE", "USER_ROLES", "FileText",
+           "ParseFileFn", "Parsed", "ReadLogs", "ReadOutput", "TextLine", "chat_pairs", "expand_inputs", "file_format",
+           "parse_csv", "parse_file", "parse_json_array", "parse_jsonl", "parse_parquet", "rows_from_record"]
 
-Parsed = Union[RawRow, Reject]
+# The read's limits, looked up here each time a file is parsed and handed down (FileText, parse_jsonl).
+# A file that is one JSON array is parsed whole, so it is bounded; a bigger one is one reject
+# (``json_array_too_large``: write it as JSONL, one object per line).
+MAX_JSON_ARRAY_BYTES = 64 * 1024 * 1024
+# A line longer than this is a reject (``line_too_long``), skipped without being held: a file with no line
+# breaks (a binary file, one giant record) must never be read into memory whole. Far above any real record,
+# and as long as a JSON array may be: a minified array is one line.
+MAX_LINE_BYTES = MAX_JSON_ARRAY_BYTES
 
 
 def file_format(path: str, forced: str = "auto") -> str:
@@ -53,6 +83,14 @@ def _known_format(path: str) -> bool:
         return False
 
 
+def _utf8_name(path: str) -> str:
+    """``path``, if it can be stored: a name that is not UTF-8 (Python keeps its bytes as lone surrogates) would
+    break every record that names its file."""
+    if lone_surrogate(path) >= 0:
+        raise InputError(f"input: a file name that is not UTF-8: {ascii(path)[1:-1]} (rename the file)")
+    return path
+
+
 def expand_inputs(patterns: Iterable[str], forced_format: str = "auto") -> list[dict[str, Any]]:
     """Resolve paths and globs to a sorted list of files with sizes; fail fast if any matches nothing."""
     files: dict[str, int] = {}
@@ -71,168 +109,33 @@ def expand_inputs(patterns: Iterable[str], forced_format: str = "auto") -> list[
         if not matched:
             raise InputError(f"input: no such file or no files match: {pattern}")
         for path, size in matched:
-            files[path] = size
+            files[_utf8_name(path)] = size
     out = []
     for path in sorted(files):
         out.append({"path": path, "size": files[path], "format": file_format(path, forced_format)})
     return out
 
-
-def _opt_str(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _raw_preview(record: Any, limits: LimitsConfig) -> str:
-    if isinstance(record, str):
-        text = record
-    else:
-        try:
-            text = json.dumps(record, ensure_ascii=False, default=str)
-        except (TypeError, ValueError):
-            text = repr(record)
-    return truncate(text, limits.raw_preview_chars)
-
-
-def _role(message: dict) -> str:
-    role = message.get("role", message.get("from", ""))
-    return str(role).strip().lower() if role is not None else ""
-
-
-def _content(message: dict) -> Any:
-    return message.get("content", message.get("value"))
-
-
-def chat_pairs(messages: Any, mode: str) -> list[tuple[int, Any, Any]] | str:
-    """(turn, user content, assistant content) pairs, or a reject reason string."""
-    if not isinstance(messages, list):
-        return "chat_messages_not_a_list"
-    if not all(isinstance(m, dict) for m in messages):
-        return "chat_message_not_an_object"
-    pairs: list[tuple[int, Any, Any]] = []
-    turn = 0
-    for i, msg in enumerate(messages):
-        if _role(msg) not in USER_ROLES:
-            continue
-        turn += 1
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        if nxt is not None and _role(nxt) in ASSISTANT_ROLES:
-            pairs.append((turn, _content(msg), _content(nxt)))
-            if mode == "first":
-                break
-        elif mode == "first":
-            return "chat_no_assistant_reply"
-    if not pairs:
-        return "chat_no_user_turn" if turn == 0 else "chat_no_assistant_reply"
-    return pairs
-
-
-def rows_from_record(record: Any, source: str, position: int, cfg: InputConfig,
-                     limits: LimitsConfig) -> Iterator[Parsed]:
-    """One parsed record (a dict from JSON, CSV or Parquet) to rows or a reject."""
-    if not isinstance(record, dict):
-        yield Reject(STAGE, "not_an_object", source, position, _raw_preview(record, limits),
-                     f"expected a JSON object, got {type(record).__name__}")
-        return
-    extra = dict(
-        ext_id=_opt_str(record.get(cfg.id_field)),
-        timestamp=_opt_str(record.get(cfg.timestamp_field)),
-        conversation_id=_opt_str(record.get(cfg.conversation_field)),
-        lang_hint=_opt_str(record.get(cfg.lang_field)),
-    )
-    messages_field = next((f for f in cfg.messages_fields if record.get(f) is not None), None)
-    if messages_field is not None and cfg.question_field not in record:
-        pairs = chat_pairs(record[messages_field], cfg.chat_pairs)
-        if isinstance(pairs, str):
-            yield Reject(STAGE, pairs, source, position, _raw_preview(record, limits),
-                         f"field '{messages_field}'")
-            return
-        for turn, question, answer in pairs:
-            yield RawRow(source, position, question, answer, turn=turn, **extra)
-        return
-    yield RawRow(source, position, record.get(cfg.question_field), record.get(cfg.answer_field), **extra)
-
-
-def parse_jsonl(lines: Iterable[str], source: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            yield Reject(STAGE, "malformed_json", source, lineno, truncate(line.rstrip("\n"), limits.raw_preview_chars),
-                         getattr(exc, "msg", str(exc)))
-            continue
-        yield from rows_from_record(record, source, lineno, cfg, limits)
-
-
-def parse_csv(stream: Iterable[str], source: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
-    delimiter = "\t" if source.lower().removesuffix(".gz").endswith(".tsv") else cfg.csv_delimiter
-    reader = csv.reader(stream, delimiter=delimiter)
-    try:
-        header = next(reader)
-    except StopIteration:
-        return
-    except csv.Error as exc:
-        yield Reject(STAGE, "malformed_csv", source, 0, "", str(exc))
-        return
-    position = 0
-    while True:
-        try:
-            values = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            position += 1
-            yield Reject(STAGE, "malformed_csv", source, position, "", str(exc))
-            continue
-        position += 1
-        if not values or all(not v.strip() for v in values):
-            position -= 1
-            continue
-        if len(values) != len(header):
-            yield Reject(STAGE, "csv_bad_field_count", source, position,
-                         truncate(delimiter.join(values), limits.raw_preview_chars),
-                         f"expected {len(header)} fields, got {len(values)}")
-            continue
-        yield from rows_from_record(dict(zip(header, values)), source, position, cfg, limits)
-
-
-def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConfig,
-                  batch_rows: int = 8192) -> Iterator[Parsed]:
-    import pyarrow.parquet as pq
-
-    try:
-        pf = pq.ParquetFile(handle)
-    except Exception as exc:
-        yield Reject(STAGE, "unreadable_parquet", source, 0, "", f"{type(exc).__name__}: {exc}"[:300])
-        return
-    position = 0
-    for batch in pf.iter_batches(batch_size=batch_rows):
-        for record in batch.to_pylist():
-            position += 1
-            yield from rows_from_record(record, source, position, cfg, limits)
-
-
 def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
-    """Every row or reject of one file, streamed."""
-    if fmt == "parquet":
-        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+    """Every row or reject of one file, streamed. A file that cannot be opened is one reject; one that breaks
+    off (truncated, corrupt) gives its rows up to the break, then one reject naming the line and why."""
+    try:
+        handle = (FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) if fmt == "parquet"
+                  else open_binary(path))
+    except OSError as exc:  # gone or unreadable since it was listed (Beam's BeamIOError is an OSError)
+        yield Reject(STAGE, "unreadable_file", path, 0, "", f"cannot open: {type(exc).__name__}: {exc}"[:500])
+        return
+    with handle:
+        if fmt == "parquet":
             data = io.BytesIO(handle.read()) if not hasattr(handle, "seek") else handle
             yield from parse_parquet(data, path, cfg, limits)
-        return
-    with FileSystems.open(path, compression_type=CompressionTypes.AUTO) as raw:
-        # Beam's CompressedFile is not a full io object: read it line by line ourselves
-        text = (line.decode("utf-8", errors="replace") for line in iter(raw.readline, b""))
+            return
+        text = FileText(handle, reopen=lambda: open_binary(path), max_line_bytes=MAX_LINE_BYTES)
         if fmt == "csv":
             yield from parse_csv(text, path, cfg, limits)
         else:
-            yield from parse_jsonl(text, path, cfg, limits)
+            yield from parse_jsonl(text, path, cfg, limits, max_array_bytes=MAX_JSON_ARRAY_BYTES)
+        if text.fault is not None:
+            yield Reject(STAGE, text.fault[0], path, text.lines_read + 1, "", text.fault[1])
 
 
 class ParseFileFn(beam.DoFn):
@@ -246,13 +149,8 @@ class ParseFileFn(beam.DoFn):
         from pipelines.stages.metering import StageMeter
 
         meter = StageMeter("read")
-        try:
-            for item in meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg,
-                                                    self._limits)):
-                yield item
-        except (OSError, UnicodeError, EOFError) as exc:
-            # a truncated .gz or an unreadable file: what was read stays, the rest is one reject
-            yield Reject(STAGE, "unreadable_file", file_info["path"], -1, "", f"{type(exc).__name__}: {exc}"[:300])
+        # parse_file turns every fault of the file into rejects: nothing to catch here
+        yield from meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg, self._limits))
         meter.done()
 
 

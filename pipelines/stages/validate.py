@@ -3,6 +3,9 @@
 Each question also gets its language (a logged language tag wins when it names one; else
 ``models.language``): a language the build does not keep (``input.languages``) makes the row a reject,
 ``unsupported_language``, with the language and how it was found in the detail.
+
+Text that cannot be encoded (a lone surrogate, from a JSON ``\\ud800`` escape) is rejected here, ``invalid_unicode``,
+in any field that goes on: nothing after this stage can then fail to store or key a row.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ import apache_beam as beam
 from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.records import AcceptedRow, RawRow, Reject
-from schemas.text import clean_surface, language_code, normalize_key, truncate
+from schemas.text import clean_surface, language_code, lone_surrogate, normalize_key, preview
 
 STAGE = "validate"
 UNSUPPORTED_LANGUAGE = "unsupported_language"
+INVALID_UNICODE = "invalid_unicode"
+# the logged fields besides question and answer that a row carries on (timestamp: into AcceptedRow.seen)
+CARRIED_FIELDS = ("timestamp", "ext_id", "conversation_id", "lang_hint")
 # the languages the scorers support; a row kept in any other goes on as 'other' (scored like English)
 SCORED_LANGUAGES = ("en", "zh", "mixed", "other")
 
@@ -30,7 +36,22 @@ def _preview(row: RawRow, limits: LimitsConfig) -> str:
         text = json.dumps(payload, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(payload)
-    return truncate(text, limits.raw_preview_chars)
+    return preview(text, limits.raw_preview_chars)
+
+
+def _surrogate_detail(what: str, value: str) -> str:
+    at = lone_surrogate(value)
+    return "" if at < 0 else f"{what}: lone surrogate U+{ord(value[at]):04X} at character {at} (a broken \\u escape?)"
+
+
+def _broken_carried_field(row: RawRow) -> str:
+    """The detail of the first carried field holding text that cannot be encoded ("" if none)."""
+    for name in CARRIED_FIELDS:
+        value = getattr(row, name)
+        broken = _surrogate_detail(name, value) if isinstance(value, str) else ""
+        if broken:
+            return broken
+    return ""
 
 
 def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, str]:
@@ -39,6 +60,9 @@ def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, 
         return None, f"missing_{what}", ""
     if not isinstance(value, str):
         return None, f"{what}_not_string", f"got {type(value).__name__}"
+    broken = _surrogate_detail(what, value)
+    if broken:
+        return None, INVALID_UNICODE, broken
     cleaned = clean_surface(value)
     if not cleaned:
         return None, f"empty_{what}", ""
@@ -98,6 +122,9 @@ def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = 
     answer, reason, detail = _check_text(row.answer, "answer", limits.max_answer_chars)
     if answer is None:
         return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
+    broken = _broken_carried_field(row)
+    if broken:
+        return Reject(STAGE, INVALID_UNICODE, row.source, row.position, _preview(row, limits), broken)
     key = normalize_key(question)
     if not key:
         return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),

@@ -89,3 +89,45 @@ def test_whole_dag_runs_daily_increments_with_dag_test(tmp_path):
     manifest = json.loads((base / "latest" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["increment"]["mode"] == "incremental" and manifest["counts"]["rows_read"] == len(rows)
     assert (base / "latest" / "report.html").is_file()
+
+
+def test_run_date_falls_back_to_run_after_and_the_asset_follows_the_run_s_base(tmp_path):
+    import datetime as dt
+
+    from pipelines.scheduled import published_asset_uri, run_date
+    from schemas.errors import QabaseError
+
+    day = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
+    assert run_date(day, None) == run_date(None, day) == day.isoformat()
+    with pytest.raises(QabaseError, match="neither a logical date nor a run_after"):
+        run_date(None, None)
+    assert published_asset_uri(str(tmp_path / "b")) == f"file://{tmp_path / 'b'}/latest"
+    assert published_asset_uri("gs://bucket/base/") == "gs://bucket/base/LATEST"
+
+
+@pytest.mark.slow
+def test_a_manual_run_without_logical_date_into_another_base_updates_that_base_s_asset(tmp_path):
+    """Airflow 3 manual runs may have no logical date; the asset event names the run's own base_dir."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "chat.jsonl").write_bytes((ROOT / "tests" / "fixtures" / "tiny.jsonl").read_bytes())
+    other = tmp_path / "other-base"
+    out = _airflow(tmp_path, """
+        import json, os, subprocess, sys
+        subprocess.run([os.path.join(os.path.dirname(sys.executable), "airflow"), "db", "migrate"], check=True,
+                       capture_output=True)
+        from airflow.dag_processing.dagbag import DagBag
+        from airflow.models.asset import AssetEvent
+        from airflow.utils.session import create_session
+        dag = DagBag(dag_folder=r"%s").dags["qabase_daily"]
+        conf = {"input_template": r"%s/logs/*.jsonl", "base_dir": r"%s", "top_k": 100}
+        run = dag.test(logical_date=None, run_conf=conf)
+        with create_session() as session:
+            events = [(e.asset.uri, e.extra.get("version")) for e in session.query(AssetEvent).all()]
+        print(json.dumps({"state": str(run.state), "logical_date": str(run.logical_date),
+                          "tasks": {ti.task_id: str(ti.state) for ti in run.get_task_instances()},
+                          "events": events}))
+    """ % (DAGS, tmp_path, other))
+    assert out["state"] == "success" and out["logical_date"] == "None", out
+    assert set(out["tasks"].values()) == {"success"}
+    version = (other / "latest").resolve().name
+    assert out["events"] == [[f"file://{other}/latest", version]]
