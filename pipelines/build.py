@@ -7,15 +7,21 @@ the report.
 ``output`` is a local folder or a URL of any Beam filesystem (``gs://``, ``s3://``, ``hdfs://``): the graph
 then writes into the staging prefix in the store, and everything after it runs on a local working copy
 (pipelines.release.publish; the local mirror and its caches: schemas.layout).
+
+Each step that writes into the base holds its build lock (pipelines.release.publish.hold_build_lock; nested
+in :func:`run_build`, one hold from the stage to the report); a build takes it once it knows it has something
+to build (a rerun with nothing new writes nothing, not even the lock), and then sweeps what killed builds left.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -27,15 +33,15 @@ from indexes.store import enforce_recall_floor
 from models.registry import ModelFactory, RegistryModels, config_from_dict
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
-from pipelines.release.publish import Publisher
-from pipelines.runners import runner_args
+from pipelines.release.publish import Publisher, hold_build_lock
+from pipelines.runners import runner_args, runner_name
 from pipelines.stages.counters import cache_counts, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig
 from schemas import layout as L
-from schemas.errors import BaseIntegrityError, PublishError
+from schemas.errors import BaseIntegrityError, InputError, PublishError, QabaseError
 from schemas.layout import (
     AGGREGATION_CACHE,
     DATA_DOCS_DIR,
@@ -47,6 +53,7 @@ from schemas.layout import (
     REPORT_FILES,
     STATS_FILE,
     BaseLayout,
+    new_version_id,
     sha256_file,
     sha256_stream,
 )
@@ -66,14 +73,22 @@ class InputPlan(NamedTuple):
 
 
 def _sha256_any(path: str) -> str:
-    """sha256 of a local or remote (Beam FileSystems) file, as stored: compressed files are not decompressed."""
-    if Path(path).is_file():
-        return sha256_file(path)
+    """sha256 of a local or remote (Beam FileSystems) file, as stored: compressed files are not decompressed.
+    The first read of every input, before anything is written: a file that cannot be read is an InputError."""
+    if not L.is_remote(path):
+        try:
+            return sha256_file(path)
+        except OSError as exc:  # no permission, an I/O error, a file gone since the match
+            raise InputError(f"input: cannot read {path} ({exc.strerror or type(exc).__name__})") from None
     from apache_beam.io.filesystem import CompressionTypes
     from apache_beam.io.filesystems import FileSystems
 
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
-        return sha256_stream(f)
+    try:
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            return sha256_stream(f)
+    except Exception as exc:  # noqa: BLE001 - any filesystem's failure, as one line
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"input: cannot read {path} ({detail[:300]})") from None
 
 
 def _input_facts(files: list[dict]) -> list[dict]:
@@ -113,15 +128,41 @@ def plan_inputs(inputs: list[str], layout: BaseLayout, cfg: BuildConfig, full_re
     return InputPlan([f for f in files if f["path"] in new_paths], new_facts, skipped, previous, prev_state)
 
 
-def run_pipeline(plan: InputPlan, cfg: BuildConfig, staging: str | Path, layout: BaseLayout,
-                 beam_args: list[str] | None, factory: ModelFactory | None):
-    """Run the Beam graph into ``staging`` (a folder or a prefix in a store); returns (result, options,
-    seconds, caches)."""
+def known_runner_names() -> list[str]:
+    """The short runner names Beam resolves (its table of known runners, DirectRunner first), and the Dask runner."""
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    names = {path.rsplit(".", 1)[-1] for path in StandardOptions.ALL_KNOWN_RUNNERS} | {"DaskRunner"}
+    return ["DirectRunner"] + sorted(names - {"DirectRunner"})
+
+
+def check_runner_name(name: str) -> None:
+    """A short ``--runner`` name Beam would refuse only when the pipeline is made (class paths are imported by
+    pipelines.runners.load_runner_options); Beam ignores case and accepts the name without 'Runner'."""
+    if "." in name:
+        return
+    known = {n.lower() for n in known_runner_names()}
+    if name.lower() not in known and f"{name.lower()}runner" not in known:
+        raise QabaseError(f"usage: --runner {name}: Beam knows no such runner ({', '.join(known_runner_names())}, "
+                          "or a runner's class path)")
+
+
+def new_pipeline(beam_args: list[str] | None) -> tuple[beam.Pipeline, PipelineOptions]:
+    """The Beam pipeline and its options: made before anything is written, so a bad runner writes nothing."""
     args = runner_args(list(beam_args or []))  # --runner=DaskRunner: qabase's (pipelines.dask_runner)
     if not any(a.startswith("--runner") for a in args):
         args.append("--runner=DirectRunner")
+    check_runner_name(runner_name(args) or "DirectRunner")
     options = PipelineOptions(args)
-    p = beam.Pipeline(options=options)
+    try:
+        return beam.Pipeline(options=options), options
+    except ImportError as exc:
+        raise QabaseError(f"usage: --runner {runner_name(args)}: cannot import it ({exc})") from None
+
+
+def run_pipeline(p: beam.Pipeline, plan: InputPlan, cfg: BuildConfig, staging: str | Path, layout: BaseLayout,
+                 factory: ModelFactory | None):
+    """Run the Beam graph into ``staging`` (a folder or a prefix in a store); returns (result, seconds, caches)."""
     caches = Caches(str(layout.cache_file(AGGREGATION_CACHE)) if cfg.aggregation.cache else None,
                     str(layout.cache) if cfg.models.cache else None)
     build_graph(p, plan.files, cfg, str(staging), caches,
@@ -131,7 +172,7 @@ def run_pipeline(plan: InputPlan, cfg: BuildConfig, staging: str | Path, layout:
     result.wait_until_finish()
     seconds = time.perf_counter() - t0
     LOG.info("pipeline finished in %.1fs", seconds)
-    return result, options, seconds, caches
+    return result, seconds, caches
 
 
 def merge_stats(staging: Path, prev_state: PreviousState | None) -> tuple[dict, dict]:
@@ -179,29 +220,86 @@ def draft_manifest(version: str, started: dt.datetime, plan: InputPlan, all_inpu
     }
 
 
+def _nothing_new(layout: BaseLayout, plan: InputPlan, cfg: BuildConfig) -> BuildResult | None:
+    """The latest version, when the plan reads no new file and the config is the same: nothing to build."""
+    if plan.prev_state is None or plan.new_facts:
+        return None
+    latest = _unchanged(layout, plan.previous)
+    if latest.manifest.get("config_hash") != cfg.config_hash():
+        return None
+    LOG.info("no new input and the same config: %s stays latest", plan.previous)
+    return latest
+
+
+def _write_missing_report(output: str | Path, layout: BaseLayout, latest: BuildResult) -> None:
+    """A build stopped after its swap leaves the live version without its report: the next run writes it."""
+    if layout.remote:
+        present = L.exists(L.join(layout.version_url(latest.version), REPORT_FILES[0]))
+    else:
+        present = (latest.path / REPORT_FILES[0]).is_file()
+    if present:
+        return
+    with hold_build_lock(layout, latest.version):
+        LOG.warning("version %s has no %s (its build stopped after publishing it): writing it", latest.version,
+                    REPORT_FILES[0])
+        report_version(output, latest.version, latest.manifest)
+
+
+def _replan_if_moved(plan: InputPlan, inputs: list[str], layout: BaseLayout, cfg: BuildConfig,
+                     full_rebuild: bool) -> InputPlan:
+    """Under the lock: the plan again if another build published between the plan and the lock."""
+    if layout.current_version() == plan.previous:
+        return plan
+    LOG.info("another build published %s meanwhile: planning again on it", layout.current_version())
+    return plan_inputs(inputs, layout, cfg, full_rebuild)
+
+
+@contextlib.contextmanager
+def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None,
+            version: str | None, full_rebuild: bool, factory: ModelFactory | None) -> Iterator[BuildResult]:
+    """Yields the latest version when there is nothing new (its report written if a stopped build left it
+    without), else the version staged, with the build lock held until the ``with`` block ends."""
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    layout = BaseLayout(output)
+    plan = plan_inputs(inputs, layout, cfg, full_rebuild)
+    latest = _nothing_new(layout, plan, cfg)
+    if latest is not None:
+        _write_missing_report(output, layout, latest)
+        yield latest
+        return
+    pipeline = new_pipeline(beam_args)  # the runner is checked before anything is written
+    version = version or new_version_id()
+    with hold_build_lock(layout, version):
+        plan = _replan_if_moved(plan, inputs, layout, cfg, full_rebuild)
+        latest = _nothing_new(layout, plan, cfg)
+        yield latest if latest is not None else _stage(plan, output, layout, cfg, pipeline, version, factory,
+                                                       started, t0)
+
+
 def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
                   version: str | None = None, full_rebuild: bool = False,
                   factory: ModelFactory | None = None) -> BuildResult:
     """Run the Beam pipeline into a staging folder and check counts and the index; the draft manifest
     goes to ``build.json`` there. Returns the staged version (``path`` is its staging folder), or
     the latest version with ``unchanged`` when there is nothing new to build. ``factory``: the models
-    (default: the registry's for ``cfg``)."""
-    started = dt.datetime.now(dt.timezone.utc)
-    t0 = time.perf_counter()
-    layout = BaseLayout(output)
-    plan = plan_inputs(inputs, layout, cfg, full_rebuild)
-    if plan.prev_state is not None and not plan.new_facts:
-        latest = _unchanged(layout, plan.previous)
-        if latest.manifest.get("config_hash") == cfg.config_hash():
-            LOG.info("no new input and the same config: %s stays latest", plan.previous)
-            return latest
+    (default: the registry's for ``cfg``). Holds the build lock while it stages (BuildLockedError if
+    another build holds it)."""
+    with _staged(inputs, output, cfg, beam_args, version, full_rebuild, factory) as staged:
+        return staged
+
+
+def _stage(plan: InputPlan, output: str | Path, layout: BaseLayout, cfg: BuildConfig,
+           pipeline: tuple[beam.Pipeline, PipelineOptions], version: str, factory: ModelFactory | None,
+           started: dt.datetime, t0: float) -> BuildResult:
     LOG.info("inputs: %d new file(s), %s bytes%s", len(plan.files), f"{sum(f['size'] for f in plan.files):,}",
              f" (continuing the state of {plan.previous})" if plan.prev_state else "")
+    p, options = pipeline
     publisher = Publisher(output, version)
     staging = publisher.prepare()
     LOG.info("building version %s in %s", publisher.version, publisher.target)
     try:
-        result, options, pipeline_s, caches = run_pipeline(plan, cfg, publisher.target, layout, beam_args, factory)
+        result, pipeline_s, caches = run_pipeline(p, plan, cfg, publisher.target, layout, factory)
         publisher.pull()  # a remote base: the graph's files into the local working copy
         stats, increment = merge_stats(staging, plan.prev_state)
         t_write = time.perf_counter()
@@ -245,10 +343,21 @@ def _keep_failed_report(publisher: Publisher, staging: Path, manifest: dict) -> 
     return str(failed / REPORT_FILES[0])
 
 
+def _expectations(results: list[dict]) -> str:
+    return "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
+                     for r in results[:5])
+
+
 def gate_version(output: str | Path, version: str) -> dict:
     """Run the quality gate on a staged version. On a critical failure: the report goes to
-    ``failed/<version>/``, the staging folder is removed and PublishError says why. Otherwise the
-    manifest (with the expectation results and every file's checksum) is written; returns it."""
+    ``failed/<version>/``, the staging folder is removed and PublishError says why (and, where the gate
+    knows one, how to opt in). Otherwise the manifest (with the expectation results and every file's
+    checksum) is written; returns it. Holds the build lock."""
+    with hold_build_lock(BaseLayout(output), version):
+        return _gate(output, version)
+
+
+def _gate(output: str | Path, version: str) -> dict:
     from pipelines.release.quality import validate_version
 
     publisher = Publisher(output, version)
@@ -266,11 +375,14 @@ def gate_version(output: str | Path, version: str) -> dict:
         manifest["quality"] = quality
         if quality["critical_failures"]:
             report = _keep_failed_report(publisher, staging, manifest)
-            names = "; ".join(f"{r['suite']}.{r['expectation']}({r['column'] or ''}): {r['unexpected_count']} unexpected"
-                              for r in quality["critical_failures"][:5])
+            hints = "".join(f"; {r['hint']}" for r in quality["critical_failures"] if r.get("hint"))
             raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
-                               f"({names}); {L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; "
-                               f"report: {report}")
+                               f"({_expectations(quality['critical_failures'])}){hints}; "
+                               f"{L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; report: {report}")
+        if quality["warnings"]:  # published all the same: said here, not only in the report
+            LOG.warning("quality gate: %d warning(s): %s%s", len(quality["warnings"]),
+                        _expectations(quality["warnings"]),
+                        "".join(f"; {r['hint']}" for r in quality["warnings"] if r.get("hint")))
         (staging / DRAFT).unlink()
         publisher.write_manifest(manifest)
         publisher.push()
@@ -282,14 +394,17 @@ def gate_version(output: str | Path, version: str) -> dict:
 
 def publish_version(output: str | Path, version: str) -> Path:
     """Move a gated version into versions/ and point latest at it; returns its folder (a remote base: its copy
-    in the local mirror; the version is at ``<output>/versions/<version>/`` and ``LATEST`` names it)."""
-    publisher = Publisher(output, version)
-    try:
-        final = publisher.publish()
-    except BaseException:
-        if publisher.remote:  # nothing half-published stays in the store (LATEST was not written)
-            publisher.abort()
-        raise
+    in the local mirror; the version is at ``<output>/versions/<version>/`` and ``LATEST`` names it). Holds the
+    build lock; refused (PublishError, the staging removed) when latest no longer names the version it was
+    built on."""
+    with hold_build_lock(BaseLayout(output), version):
+        publisher = Publisher(output, version)
+        try:
+            final = publisher.publish()
+        except BaseException:
+            if publisher.remote:  # nothing half-published stays in the store (LATEST was not written)
+                publisher.abort()
+            raise
     LOG.info("published %s", publisher.location)
     return final
 
@@ -319,14 +434,15 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
     By default a build continues the state of the latest version (pipelines.state): input files
     counted before (same sha256) are skipped, new ones are added to the counts of all earlier logs.
     With nothing new and the same config it publishes nothing and returns the latest version.
-    ``full_rebuild`` ignores the state and counts the given inputs alone.
+    ``full_rebuild`` ignores the state and counts the given inputs alone. The build lock is held from the
+    stage to the report (BuildLockedError when another build holds it).
     """
-    staged = stage_version(inputs, output, cfg, beam_args, version, full_rebuild, factory)
-    if staged.unchanged:
-        return staged
-    manifest = gate_version(output, staged.version)
-    final = publish_version(output, staged.version)
-    report_version(output, staged.version, manifest)
+    with _staged(inputs, output, cfg, beam_args, version, full_rebuild, factory) as staged:
+        if staged.unchanged:
+            return staged
+        manifest = gate_version(output, staged.version)
+        final = publish_version(output, staged.version)
+        report_version(output, staged.version, manifest)
     layout = BaseLayout(output)
     return BuildResult(staged.version, final, manifest, staged.stage_table,
                        location=layout.version_url(staged.version) if layout.remote else None)

@@ -6,12 +6,16 @@
 
 Anything the parser doesn't know is handed to Beam as a pipeline option
 (--runner, --direct_num_workers, --direct_running_mode, ...).
+
+Exit codes: 0 built (or nothing new), 2 a bad config, path, option or input, a refused version (quality gate)
+or another build holding the base, 1 any other failure, 130 interrupted: each with one ``error:`` line.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -37,6 +41,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     ap.add_argument("--full-rebuild", action="store_true",
                     help="ignore the state of the latest version: count the given inputs alone (default: add "
                          "files not counted before to the counts of all earlier logs)")
+    ap.add_argument("--allow-empty", action="store_true",
+                    help="publish a version with no entries (quality.allow_empty; default: refused, the base unchanged)")
     ap.add_argument("--version-id", help=argparse.SUPPRESS)
     ap.add_argument("-v", "--verbose", action="store_true", help="debug logging, Beam's own logs included")
     ap.add_argument("-q", "--quiet", action="store_true", help="only warnings and the final summary")
@@ -53,6 +59,7 @@ def check_beam_args(beam_args: list[str]) -> None:
     from pipelines.runners import load_runner_options
 
     load_runner_options(beam_args)  # a runner's own options are Beam's only once its module is imported
+    _check_runner_name(beam_args)
     parser = _BeamArgumentParser(allow_abbrev=False)
     classes = {str(c): c for c in PipelineOptions.__subclasses__()}
     for cls in classes.values():
@@ -63,11 +70,64 @@ def check_beam_args(beam_args: list[str]) -> None:
             name = arg.split("=", 1)[0]
             known = [o for a in parser._actions for o in a.option_strings] + [
                 "--input", "--output", "--config", "--top-k", "--gec-threshold", "--intent-threshold",
-                "--max-answers", "--demo", "--print-config", "--full-rebuild"]
+                "--max-answers", "--demo", "--print-config", "--full-rebuild", "--allow-empty"]
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise QabaseError(f"usage: unknown option {name}{hint}")
         raise QabaseError(f"usage: unexpected argument {arg!r} (options start with --)")
+
+
+def _check_runner_name(beam_args: list[str]) -> None:
+    """A short --runner name Beam does not know fails here, before anything is written (Beam itself would fail
+    only when the pipeline is made)."""
+    from pipelines.runners import runner_args, runner_name
+
+    name = runner_name(runner_args(beam_args))
+    if name is not None and "." not in name:
+        from pipelines.build import check_runner_name
+
+        check_runner_name(name)
+
+
+class _SigintSeen:
+    """Records a Ctrl-C (and raises KeyboardInterrupt as Python does): Beam re-raises an interrupt that reached a
+    worker as RuntimeError('KeyboardInterrupt [while running ...]'), which must still exit 130."""
+
+    def __init__(self):
+        self.seen = False
+        self._installed = False
+        self._previous = None
+
+    def __enter__(self):
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        except ValueError:  # not the main thread: no handler, the exception chain still tells
+            pass
+        return self
+
+    def _handle(self, signum, frame):
+        self.seen = True
+        signal.default_int_handler(signum, frame)
+
+    def __exit__(self, *exc):
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.SIG_DFL)
+        return False
+
+
+def _interrupted(exc: BaseException, sigint: _SigintSeen) -> bool:
+    """Whether a failure is an interrupt: a Ctrl-C was seen, or a KeyboardInterrupt is in its chain."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return sigint.seen
+
+
+INTERRUPTED = "error: interrupted; the published base is unchanged"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.logs import setup_logging
 
     setup_logging(args.verbose, args.quiet)
+    with _SigintSeen() as sigint:
+        return _run(args, beam_args, sigint)
+
+
+def _run(args: argparse.Namespace, beam_args: list[str], sigint: _SigintSeen) -> int:
     try:
         check_beam_args(beam_args)
         from models.registry import load_config
@@ -83,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides = {k: v for k, v in {
             "filter.top_k": args.top_k, "filter.gec_threshold": args.gec_threshold,
             "filter.intent_threshold": args.intent_threshold, "grouping.max_answers": args.max_answers,
+            "quality.allow_empty": True if args.allow_empty else None,
         }.items() if v is not None}
         cfg = load_config(args.config, overrides)
         if args.print_config:
@@ -120,9 +186,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("error: interrupted; the published base is unchanged", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except Exception as exc:  # an unexpected failure: one line unless asked for more
+        if _interrupted(exc, sigint):
+            print(INTERRUPTED, file=sys.stderr)
+            return 130
         if args.traceback or args.verbose:
             traceback.print_exc()
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

@@ -54,9 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" (did you mean {close[0]}?)" if close else ""
         print(f"error: unknown command {name!r}{hint}; qabase --help lists them", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
     sys.argv[0] = f"qabase {name}"
-    return int(module.main(rest) or 0)
+    try:
+        return int(importlib.import_module(COMMANDS[name][0]).main(rest) or 0)
+    except KeyboardInterrupt:  # a tool's own handling aside (build: 130 too), Ctrl-C is one line, not a traceback
+        print("error: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

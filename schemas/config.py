@@ -218,6 +218,9 @@ class QualityConfig:
     # drift against the previous published version: warnings in the report, never blocking
     min_carried_over: float = 0.5  # share of the previous version's questions still in the base
     max_mean_score_shift: float = 0.1  # change of the mean GEC or intent score of the base
+    # a version with no entries is refused (a critical expectation: every row bad, or a filter set too high, must
+    # not replace a real base); true publishes it (--allow-empty), with the drift against the previous as warnings
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True)

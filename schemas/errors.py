@@ -33,3 +33,7 @@ class BaseIntegrityError(QabaseError):
 
 class StoreError(QabaseError):
     """A file in a store (gs://, s3://, hdfs://, any Beam filesystem) could not be read, written or listed."""
+
+
+class BuildLockedError(QabaseError):
+    """Another build holds the base directory's build lock (two builds would publish over each other)."""

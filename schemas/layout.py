@@ -12,6 +12,8 @@ A base directory (``--output``)::
     BASE_DIR/versions/.staging-<version>/        a build in progress; never read
     BASE_DIR/failed/<version>/                   the report of a version the quality gate refused
     BASE_DIR/cache/                              score, vector and aggregation caches (SQLite)
+    BASE_DIR/.build.lock                         while a build runs: who holds the base (pid, host, since, version)
+    BASE_DIR/.latest-<version>                   a publish's new link, renamed over latest at once
 
 A base on an object store (``--output gs://…``, ``s3://…``, ``hdfs://…``: any Beam FileSystems scheme but
 ``file``) has the same ``versions/<version>/`` and ``failed/`` prefixes, and instead of the symlink a small
@@ -73,6 +75,8 @@ CACHE_DIR = "cache"
 FAILED_DIR = "failed"
 STAGING_PREFIX = ".staging-"
 BEAM_TEMP_PREFIX = "beam-temp-"  # Beam's file sinks write their shards here before renaming them
+LOCK_FILE = ".build.lock"  # the build lock (pipelines.release.publish): a locked file, or an object in a store
+LATEST_LINK_PREFIX = f".{LATEST}-"  # point_latest's new link before it replaces latest (a kill can leave it)
 
 # the caches in CACHE_DIR
 SCORE_CACHE = "scores.sqlite"
@@ -210,6 +214,50 @@ class BaseLayout:
         if not self.url:
             return self.version(version)
         return fetch_version(self.version_url(version), self.version(version))
+
+    # --- what builds in progress (or killed ones) keep in a base directory -----------------------------------
+
+    @property
+    def lock(self) -> Path:
+        """The build lock of a local base (a base on a store: :meth:`lock_url`)."""
+        return self.base / LOCK_FILE
+
+    def lock_url(self) -> str:
+        return self.url_of(LOCK_FILE)
+
+    def staged_versions(self) -> list[str]:
+        """The versions that have a staging folder (a base on a store: a staging prefix there, or a working copy
+        in the local mirror)."""
+        names = set()
+        if self.versions.is_dir():
+            names |= {p.name[len(STAGING_PREFIX):] for p in self.versions.iterdir()
+                      if p.is_dir() and p.name.startswith(STAGING_PREFIX)}
+        if self.url:
+            prefix = self.url_of(VERSIONS_DIR) + "/"
+            for m in _matched(prefix + STAGING_PREFIX + "**"):  # object stores: every file below the prefixes
+                first = m.path[len(prefix):].split("/", 1)[0]
+                if first.startswith(STAGING_PREFIX):
+                    names.add(first[len(STAGING_PREFIX):])
+        return sorted(names)
+
+    def staged_complete(self, version: str) -> bool:
+        """Whether a staging folder holds a finished stage: its draft manifest, or the gate's manifest (the next
+        step of the daily DAG may still take it on)."""
+        if self.url:
+            return any(exists(join(self.staging_url(version), name)) for name in (DRAFT, MANIFEST))
+        return any((self.staging(version) / name).is_file() for name in (DRAFT, MANIFEST))
+
+    def holds_version(self, version: str) -> bool:
+        """Whether ``versions/<version>/`` exists (complete or not; a store: any file under its prefix)."""
+        if self.url:
+            return bool(list_tree(self.version_url(version)))
+        return self.version(version).is_dir()
+
+    def latest_links(self) -> list[Path]:
+        """New ``latest`` links a swap cut short left beside it (a local base)."""
+        if self.url or not self.base.is_dir():
+            return []
+        return sorted(p for p in self.base.glob(f"{LATEST_LINK_PREFIX}*") if p.is_symlink())
 
 
 def _resolve_remote(url: str, cache_dir) -> Path:
@@ -469,3 +517,22 @@ def fetch_version(url: str, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     _write_atomic(folder / MANIFEST, raw)
     return folder
+
+
+def delete(url: str) -> None:
+    """Delete one file or object."""
+    try:
+        _fs().delete([url])
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("delete", url, exc) from None
+
+
+_VERSION_ID = re.compile(r"^\d{8}T\d{9}Z$")
+
+
+def version_created(version: str) -> dt.datetime | None:
+    """When a version id of :func:`new_version_id` was made (UTC); None for an id given by hand."""
+    if not _VERSION_ID.match(version):
+        return None
+    stamp = dt.datetime.strptime(version[:15], "%Y%m%dT%H%M%S").replace(tzinfo=dt.timezone.utc)
+    return stamp + dt.timedelta(milliseconds=int(version[15:18]))

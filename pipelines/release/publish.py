@@ -12,18 +12,32 @@ steps of the daily DAG may run on different machines); the publish copies the st
 ``versions/<version>/`` (the manifest last), checks every file's size against the manifest, writes the
 ``LATEST`` object last, and only then deletes the staging prefix. Until ``LATEST`` is written, readers
 see the previous version; a failed build deletes its staging prefix and never writes ``LATEST``.
+
+One build at a time: each step that writes into a base holds its build lock (:func:`hold_build_lock`), and a
+publish refuses a version built on another version than the one ``latest`` names by then (its counts would
+drop what that version added). A local base's lock is ``.build.lock`` under ``flock``: the kernel frees it when
+its holder dies, so a killed build never blocks the next. A base on a store has no such primitive: its lock is a
+``.build.lock`` object, best-effort (written, then read back: two builds starting within one round trip may
+both get it); a lock object is taken over when its holder's pid is dead on this host or when it is older than
+:data:`STALE_AFTER_SECONDS`. Whoever takes the lock sweeps what killed builds left (:func:`sweep_leftovers`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import errno
+import fcntl
 import json
 import logging
 import os
 import shutil
+import socket
+import uuid
 from pathlib import Path
 
 from schemas import layout as L
-from schemas.errors import PublishError, QabaseError
+from schemas.errors import BuildLockedError, PublishError, QabaseError
 from schemas.layout import MANIFEST, REPORT_FILES, STATE_DIR, BaseLayout, new_version_id, sha256_file
 
 LOG = logging.getLogger("qabase.publish")
@@ -172,15 +186,44 @@ class Publisher:
             return self._publish_remote()
         if not (self.staging / MANIFEST).is_file():
             raise PublishError("publish: no manifest in the staging folder")
+        self._refuse_if_latest_moved(json.loads((self.staging / MANIFEST).read_text(encoding="utf-8")))
         os.rename(self.staging, self.final)
-        self.layout.point_latest(self.version)
+        try:
+            self.layout.point_latest(self.version)
+        except BaseException:
+            self._undo_rename()
+            raise
         return self.final
+
+    def _refuse_if_latest_moved(self, manifest: dict) -> None:
+        """A version counts the state of the version latest named when it was planned: published after another
+        build moved latest, it would drop what that build added. Refused, and its staging removed."""
+        built_on, now = manifest.get("previous_version"), self.layout.current_version()
+        if now == built_on:
+            return
+        self.abort()
+        pointer = L.LATEST_FILE if self.remote else L.LATEST
+        raise PublishError(f"publish: {pointer} is now {now}, but version {self.version} was built on "
+                           f"{built_on or 'an empty base'}: publishing it would drop what {now} added; {pointer} "
+                           "is unchanged; build again")
+
+    def _undo_rename(self) -> None:
+        """A swap cut short (an interrupt, a full disk) before latest named the version: no complete version may
+        stay that latest never named, so it goes back to staging and is removed."""
+        if self.layout.current_version() == self.version:
+            return  # the swap happened; what failed came after it
+        for link in self.layout.latest_links():
+            if link.name == f"{L.LATEST_LINK_PREFIX}{self.version}":
+                link.unlink()
+        os.rename(self.final, self.staging)
+        self.abort()
 
     def _publish_remote(self) -> Path:
         staging, final = self.target, self.location
         if not L.exists(L.join(staging, MANIFEST)):
             raise PublishError(f"publish: no manifest in the staging prefix {staging}")
         manifest = json.loads(L.read_bytes(L.join(staging, MANIFEST)).decode("utf-8"))
+        self._refuse_if_latest_moved(manifest)
         if L.list_tree(final):
             raise PublishError(f"publish: {final} already exists")
         names = [n for n in L.list_tree(staging) if n != MANIFEST and not n.startswith(L.BEAM_TEMP_PREFIX)]
@@ -218,3 +261,248 @@ def _quietly(fn, url: str) -> None:
         fn(url)
     except Exception as exc:  # noqa: BLE001
         LOG.warning("could not delete %s (%s); delete it by hand", url, exc)
+
+
+# --- one build at a time -------------------------------------------------------------------------------------------
+
+# a lock whose holder cannot be asked (another host, a store) is taken over after this long: longer than any build
+STALE_AFTER_SECONDS = 24 * 3600.0
+
+_HELD: dict[str, object] = {}  # the locks this process holds, by base: its steps nest in run_build
+
+
+def version_age_seconds(version: str) -> float | None:
+    """How long ago a version id was made; None for an id given by hand."""
+    created = L.version_created(version)
+    return None if created is None else (dt.datetime.now(dt.timezone.utc) - created).total_seconds()
+
+
+def _holder(version: str) -> dict:
+    return {"pid": os.getpid(), "host": socket.gethostname(),
+            "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "version": version,
+            "token": uuid.uuid4().hex}
+
+
+def _parse_holder(raw: bytes) -> dict | None:
+    """A lock's holder record; None for an empty (free) or unreadable lock."""
+    try:
+        holder = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return holder if isinstance(holder, dict) else None
+
+
+def _pid_running(pid) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def _gone_because(holder: dict | None) -> str | None:
+    """Why a lock's holder has stopped building, or None while it may still be building."""
+    holder = holder or {}
+    if holder.get("host") == socket.gethostname() and not _pid_running(holder.get("pid")):
+        return f"pid {holder.get('pid')} is not running"
+    try:
+        since = dt.datetime.fromisoformat(str(holder.get("since")))
+    except ValueError:
+        return "the lock is unreadable"
+    age = (dt.datetime.now(dt.timezone.utc) - since).total_seconds()
+    if age > STALE_AFTER_SECONDS:
+        return f"held for {age / 3600:.1f} h, longer than any build ({STALE_AFTER_SECONDS / 3600:.0f} h)"
+    return None
+
+
+def _who(holder: dict | None) -> str:
+    if not holder:
+        return "holder unknown"
+    return f"pid {holder.get('pid')} on host {holder.get('host')} since {holder.get('since')}"
+
+
+def _locked(where: str, holder: dict | None, lock: str) -> BuildLockedError:
+    return BuildLockedError(f"another build is running in {where} ({_who(holder)}); wait for it to end (if no "
+                            f"build is running there, delete {lock})")
+
+
+class _ObjectLock:
+    """A lock object (a base on a store, or a local filesystem without flock): best-effort, see the module."""
+
+    def __init__(self, url: str, where: str):
+        self.url, self.where, self.token = url, where, None
+
+    def acquire(self, version: str) -> dict | None:
+        """Take the lock; returns the holder record of a stale lock taken over (else None)."""
+        gone = None
+        if L.exists(self.url):
+            holder = _parse_holder(L.read_bytes(self.url))
+            reason = _gone_because(holder)
+            if reason is None:
+                raise _locked(self.where, holder, self.url)
+            gone = dict(holder or {}, reason=reason)
+        me = _holder(version)
+        L.write_bytes(self.url, json.dumps(me).encode("utf-8"))
+        back = _parse_holder(L.read_bytes(self.url))  # two builds that wrote at once: the last write won
+        if not back or back.get("token") != me["token"]:
+            raise _locked(self.where, back, self.url)
+        self.token = me["token"]
+        return gone
+
+    def release(self) -> None:
+        try:
+            if L.exists(self.url) and (_parse_holder(L.read_bytes(self.url)) or {}).get("token") == self.token:
+                L.delete(self.url)
+        except QabaseError as exc:  # never hides what ended the build
+            LOG.warning("could not remove the build lock %s (%s); delete it by hand", self.url, exc)
+
+
+class _FileLock:
+    """A local base's lock: ``flock`` on ``.build.lock``, which holds the holder record for the messages. The kernel
+    frees it when the holder dies; the record a dead holder left says what to sweep."""
+
+    def __init__(self, layout: L.BaseLayout):
+        self.layout, self.path, self.fd = layout, layout.lock, None
+
+    def _open_locked(self) -> int | None:
+        """A descriptor of the lock file, locked; None when another process holds it."""
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self.fd = fd
+                return None
+            except BaseException:
+                os.close(fd)
+                raise
+            try:  # the holder before us may have removed the file between our open and our lock: open it again
+                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                    return fd
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+
+    def _record(self, fd: int) -> dict | None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        return _parse_holder(os.read(fd, 1 << 16))
+
+    def acquire(self, version: str) -> dict | None:
+        fd = self._open_locked()
+        if fd is None:
+            holder = self._record(self.fd)
+            os.close(self.fd)
+            self.fd = None
+            raise _locked(str(self.layout.base), holder, str(self.path))
+        self.fd = fd
+        holder = self._record(fd)
+        gone = None
+        if holder:  # its holder released no lock: killed (on this host the kernel's lock tells; elsewhere: its age)
+            reason = (f"pid {holder.get('pid')} holds no lock on it" if holder.get("host") == socket.gethostname()
+                      else _gone_because(holder))
+            if reason is None:  # another host's build, on a filesystem whose locks may not reach it: its record
+                os.close(fd)
+                self.fd = None
+                raise _locked(str(self.layout.base), holder, str(self.path))
+            gone = dict(holder, reason=reason)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(_holder(version)).encode("utf-8"), 0)
+        os.fsync(fd)
+        return gone
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # while still locked: whoever opened it meanwhile opens it again (_open_locked)
+        os.close(self.fd)
+        self.fd = None
+
+
+_NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
+
+
+def _new_lock(layout: L.BaseLayout):
+    if layout.remote:
+        return _ObjectLock(layout.lock_url(), layout.url)
+    if layout.base.exists() and not layout.base.is_dir():
+        raise PublishError(f"output: {layout.base} exists and is not a directory")
+    try:
+        layout.base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PublishError(f"output: cannot create {layout.base}: {exc.strerror}") from None
+    return _FileLock(layout)
+
+
+def _acquire(layout: L.BaseLayout, version: str):
+    """(the lock, the record of a stale lock it took over or None)."""
+    lock = _new_lock(layout)
+    try:
+        return lock, lock.acquire(version)
+    except OSError as exc:
+        if exc.errno not in _NO_FLOCK:
+            raise PublishError(f"output: cannot lock {layout.lock}: {exc.strerror}") from None
+    LOG.warning("%s has no file locks: a lock file stands in (best-effort, as on an object store)", layout.base)
+    lock = _ObjectLock(str(layout.lock), str(layout.base))
+    return lock, lock.acquire(version)
+
+
+@contextlib.contextmanager
+def hold_build_lock(layout: L.BaseLayout, version: str):
+    """Hold the base's build lock while a step writes into it (nested holds in one process are one hold). On
+    taking it, sweep what killed builds left (:func:`sweep_leftovers`), all but ``version``'s own staging.
+    BuildLockedError when another build holds it."""
+    key = layout.url or str(layout.base.resolve())
+    if key in _HELD:
+        yield _HELD[key]
+        return
+    lock, gone = _acquire(layout, version)
+    _HELD[key] = lock
+    try:
+        if gone:
+            LOG.warning("took over the build lock of a build that is gone (%s, building version %s: %s)",
+                        _who(gone), gone.get("version"), gone["reason"])
+        sweep_leftovers(layout, (gone or {}).get("version"), keep=version)
+        yield lock
+    finally:
+        del _HELD[key]
+        lock.release()
+
+
+def _why_stale_staging(layout: L.BaseLayout, version: str, dead_version: str | None) -> str | None:
+    if version == dead_version:
+        return "its build is gone"
+    if not layout.staged_complete(version):
+        return "its build stopped before the end of its pipeline"
+    age = version_age_seconds(version)
+    if age is not None and age > STALE_AFTER_SECONDS:
+        return f"staged {age / 3600:.0f} h ago and never published"
+    return None  # staged, waiting for its gate or publish step (the daily DAG runs them as separate tasks)
+
+
+def sweep_leftovers(layout: L.BaseLayout, dead_version: str | None = None, keep: str | None = None) -> None:
+    """Remove what killed builds left in a base: staging folders whose build is gone, ``.latest-<v>`` links of
+    a swap cut short, and ``dead_version`` (the version a build whose stale lock was taken over was building)
+    when it reached ``versions/`` but latest never named it. Only while holding the lock: then no other build is
+    in its pipeline or its swap."""
+    for link in layout.latest_links():
+        LOG.info("removing %s, left by a swap of latest cut short", link)
+        link.unlink()
+    target = layout.url or layout.base
+    for version in layout.staged_versions():
+        why = None if version == keep else _why_stale_staging(layout, version, dead_version)
+        if why:
+            LOG.warning("removing the staging folder of version %s: %s", version, why)
+            Publisher(target, version).abort()
+    if not dead_version or dead_version == keep or dead_version == layout.current_version():
+        return
+    if layout.holds_version(dead_version):
+        LOG.warning("removing the never published version %s: its build stopped before latest named it",
+                    dead_version)
+        if layout.remote:
+            L.delete_tree(layout.version_url(dead_version))
+        shutil.rmtree(layout.version(dead_version), ignore_errors=True)

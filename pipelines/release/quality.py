@@ -11,13 +11,17 @@ expectations (a failure stops the publish, ``latest`` stays where it was):
   rank consistent with frequency (never rising down the ranks), scores in [0, 1],
   non-empty answers, answer IDs within 1..n and each used at most once per question,
   ``qtype`` in {objective, subjective}, viewpoints present for subjective questions;
-* the index: ``ntotal`` equals the rows, recall@10 at or above the floor.
+* the index: ``ntotal`` equals the rows, recall@10 at or above the floor;
+* the base has at least one entry, unless ``quality.allow_empty`` (``--allow-empty``): input where every row
+  is bad must not replace a real base, nor start a new one, without being asked to (a warning when allowed).
 
 Warnings (reported, never blocking): a base shorter than ``filter.top_k`` while eligible entries were
 never judged (more candidates had no valid answer than ``non_answer.headroom`` allowed for); drift
 against the previous published version:
-the share of its questions carried over (``quality.min_carried_over``) and the shift of
-the mean GEC and intent scores (``quality.max_mean_score_shift``).
+the share of its questions carried over (``quality.min_carried_over``; also when the new base is empty) and
+the shift of the mean GEC and intent scores (``quality.max_mean_score_shift``).
+
+A result may carry a ``hint``: what to do about it, which the gate's refusal repeats.
 
 With ``quality.data_docs`` (default on), GX's own Data Docs site for the version's
 validations is written to ``data_docs/index.html`` beside the report.
@@ -168,6 +172,55 @@ def _accepted_suites(v: Validator, E, staging: Path, limits, stats: dict) -> lis
     return results
 
 
+def _previous_base(previous: Path | None):
+    """The previous published version's questions and scores (an empty frame when there is none)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    columns = ["question_key", "gec_score", "intent_score"]
+    if previous is None or not (previous / QA_FILE).is_file():
+        return pd.DataFrame(columns=columns)
+    return pq.read_table(previous / QA_FILE, columns=columns).to_pandas()
+
+
+def _not_empty_suite(v: Validator, E, entries: int, previous_entries: int, allow_empty: bool,
+                     previous: Path | None) -> list[dict]:
+    """A base with no entry is refused unless allowed: every row rejected, or thresholds no question passes,
+    would otherwise replace a real base with nothing (and exit 0)."""
+    import pandas as pd
+
+    severity = WARNING if allow_empty else CRITICAL
+    results = v.run_suite("base", pd.DataFrame([{"entries": entries}]), [
+        (severity, E.ExpectColumnValuesToBeBetween(column="entries", min_value=1))])
+    if entries == 0:
+        before = (f"the previous version {previous.name} has {previous_entries:,}" if previous is not None
+                  else "no version was published before")
+        for r in results:
+            r["hint"] = (f"the new base has 0 entries ({before}); to publish an empty base anyway, pass --allow-empty "
+                         "or set quality.allow_empty: true" if not allow_empty
+                         else f"an empty base is published (quality.allow_empty: true; {before})")
+    return results
+
+
+def _drift_suite(v: Validator, E, qa, old, q) -> tuple[dict, list[dict]]:
+    """Drift against the previous published version (warnings). An empty new base carries nothing over: said,
+    not skipped; the score shifts need scores on both sides."""
+    import pandas as pd
+
+    if not len(old):
+        return {}, []
+    drift = {"carried_over": float(old["question_key"].isin(set(qa["question_key"]) if len(qa) else set()).mean())}
+    expectations = [(WARNING, E.ExpectColumnValuesToBeBetween(column="carried_over", min_value=q.min_carried_over))]
+    if len(qa):
+        drift["gec_mean_shift"] = float(abs(qa["gec_score"].mean() - old["gec_score"].mean()))
+        drift["intent_mean_shift"] = float(abs(qa["intent_score"].mean() - old["intent_score"].mean()))
+        expectations += [
+            (WARNING, E.ExpectColumnValuesToBeBetween(column="gec_mean_shift", max_value=q.max_mean_score_shift)),
+            (WARNING, E.ExpectColumnValuesToBeBetween(column="intent_mean_shift", max_value=q.max_mean_score_shift)),
+        ]
+    return drift, v.run_suite("drift", pd.DataFrame([drift]), expectations)
+
+
 def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previous: Path | None = None) -> dict:
     """Run every suite on a staged version; ``cfg`` is the BuildConfig, ``stats`` the graph's counts."""
     import pandas as pd
@@ -233,25 +286,15 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             "%d candidates had no valid answer; raise non_answer.headroom (now %s) to fill it", len(qa), k,
             stats.get("entries", 0) - stats.get("candidates_judged", 0), stats.get("no_valid_answer", 0),
             stats.get("candidates_judged", 0), cfg.non_answer.headroom)
-    drift = {}
-    q = cfg.quality
-    if previous is not None and (previous / QA_FILE).is_file() and len(qa):
-        old = pq.read_table(previous / QA_FILE, columns=["question_key", "gec_score", "intent_score"]).to_pandas()
-        if len(old):
-            drift = {"carried_over": float(old["question_key"].isin(set(qa["question_key"])).mean()),
-                     "gec_mean_shift": float(abs(qa["gec_score"].mean() - old["gec_score"].mean())),
-                     "intent_mean_shift": float(abs(qa["intent_score"].mean() - old["intent_score"].mean()))}
-            results += v.run_suite("drift", pd.DataFrame([drift]), [
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="carried_over", min_value=q.min_carried_over)),
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="gec_mean_shift", max_value=q.max_mean_score_shift)),
-                (WARNING, E.ExpectColumnValuesToBeBetween(column="intent_mean_shift",
-                                                          max_value=q.max_mean_score_shift)),
-            ])
+    old = _previous_base(previous)
+    results += _not_empty_suite(v, E, len(qa), len(old), cfg.quality.allow_empty, previous)
+    drift, drift_results = _drift_suite(v, E, qa, old, cfg.quality)
+    results += drift_results
     failed = [r for r in results if not r["success"]]
     out = {"results": results, "drift": drift,
            "critical_failures": [r for r in failed if r["severity"] == CRITICAL],
            "warnings": [r for r in failed if r["severity"] == WARNING],
            "great_expectations": v.gx.__version__}
-    if q.data_docs:
+    if cfg.quality.data_docs:
         out["data_docs"] = str(v.write_data_docs(staging / DATA_DOCS_DIR).relative_to(staging))
     return out
