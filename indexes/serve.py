@@ -1,6 +1,7 @@
 """HTTP service over a published base (FastAPI).
 
     python -m indexes.serve --base DIR [--host 127.0.0.1] [--port 8000] [--mode hybrid|dense|bm25]
+                            [--max-batch 64] [--batch-wait-ms 2]
 
     GET /questions?q=...&k=5   -> {"version", "query", "hits": [{"question", "qid", "score"}]}
     GET /answer?q=...          -> {"version", "query", "found", "answer", "viewpoints", "qid", "message",
@@ -14,6 +15,11 @@ without a restart, and a version that fails verification is refused while the
 previous one keeps serving (as it does when ``latest`` dangles or its manifest is gone: /health then says
 "degraded" and why, until ``latest`` is sound again). ``q`` must be 1 to 2,000 characters of valid UTF-8
 with a character other than white space, and ``k`` 1 to 100, else 422 (echoing at most 100 characters).
+
+Every body is a pydantic model (:mod:`indexes.responses`), so /openapi.json describes each field; /docs
+(Swagger UI) and /redoc load their scripts from this server (the fastapi-offline package's files, under
+/docs-assets), never from a CDN. Concurrent queries are answered in micro-batches (:mod:`indexes.batching`):
+requests that arrive while a batch is being embedded join the next one, at most ``--max-batch`` per call.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class LiveBase:
         self._path: Path | None = None
         self._tools = None
         self._refused: Path | None = None  # a version that failed verification (versions never change)
+        self._lease = None  # the reader lease of the version served
         self.last_error = ""
         self.current()
 
@@ -66,20 +73,30 @@ class LiveBase:
         return self._tools
 
     def _load(self, path: Path) -> None:
+        """Load and verify a version under its reader lease (schemas.leases: retention never deletes a version
+        a service serves); the lease of the version served before is given back once the new one serves."""
         from indexes.retrievers import AnswerRetriever, QuestionRetriever
+        from schemas.leases import take_reader_lease
 
+        lease = None
         try:
+            lease = take_reader_lease(self.base_dir, path.name)
             qr = QuestionRetriever(path, mode=self.mode)
             ar = AnswerRetriever(path, threshold=self.threshold)
         except Exception as exc:  # a broken new version: keep serving the old one, and don't retry it
+            if lease is not None:
+                lease.release()
             self.last_error = f"newer version refused ({type(exc).__name__}: {exc})"
             self._refused = path
             if self._tools is None:
                 raise
             return
+        previous, self._lease = self._lease, lease
         self._tools = (qr, ar, qr.base.version)
         self._path = path
         self.last_error = ""
+        if previous is not None:
+            previous.release()
 
 
 ECHO_CHARS = 100  # a 422 names what was wrong, and echoes at most this much of the input
@@ -109,21 +126,81 @@ def _short(value):
     return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + f"... ({len(text):,} characters)"
 
 
-def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
+DOCS_ASSETS = "/docs-assets"  # Swagger UI and ReDoc, served from the fastapi-offline package: no CDN
+
+
+def docs_assets_dir() -> Path:
+    """The folder of Swagger UI's and ReDoc's files (swagger-ui-bundle.js, swagger-ui.css,
+    redoc.standalone.js, favicon.png), shipped by the fastapi-offline package."""
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).resolve().parent / "static"
+
+
+def add_offline_docs(app) -> None:
+    """/docs (Swagger UI) and /redoc from local files: both work without network access."""
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+    from fastapi.staticfiles import StaticFiles
+
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets_dir()), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui(request: Request):
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=root + app.openapi_url, title=app.title + " - Swagger UI",
+            oauth2_redirect_url=root + app.swagger_ui_oauth2_redirect_url,
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+            swagger_ui_parameters={"validatorUrl": None})  # no badge fetched from validator.swagger.io
+
+    @app.get(app.swagger_ui_oauth2_redirect_url, include_in_schema=False)
+    def swagger_ui_redirect():
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc(request: Request):
+        root = request.scope.get("root_path", "")
+        return get_redoc_html(openapi_url=root + app.openapi_url, title=app.title + " - ReDoc",
+                              redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
+
+
+def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9,
+               max_batch: int | None = None, batch_wait_s: float | None = None):
+    """The FastAPI app. Concurrent /questions and /answer requests are answered in micro-batches
+    (:mod:`indexes.batching`: at most ``max_batch`` queries per retriever call, a lone request waiting at
+    most ``batch_wait_s`` for companions)."""
+    import asyncio
+
     from fastapi import FastAPI, Query
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
 
+    from indexes import batching
+    from indexes.responses import AnswerResponse, ErrorResponse, HealthResponse, QuestionsResponse
+
     live = LiveBase(base_dir, mode, threshold)
-    app = FastAPI(title="qabase", description="QuestionRetriever and AnswerRetriever over a published QA base")
+    batched = batching.BatchedRetrieval(live.current,
+                                        batching.MAX_BATCH if max_batch is None else max_batch,
+                                        batching.MAX_WAIT_S if batch_wait_s is None else batch_wait_s)
+    app = FastAPI(title="qabase", description="QuestionRetriever and AnswerRetriever over a published QA base",
+                  docs_url=None, redoc_url=None)
+    app.state.live = live
+    app.state.batched = batched
+    add_offline_docs(app)
+    bad_query = {422: {"model": ErrorResponse, "description": "A parameter out of bounds or malformed (the "
+                                                              "input echoed at most 100 characters)"}}
 
     @app.exception_handler(RequestValidationError)
     def invalid_request(_request, exc: RequestValidationError):
         detail = [{k: (_short(v) if k == "input" else v) for k, v in e.items() if k != "ctx"} for e in exc.errors()]
         return JSONResponse(status_code=422, content={"detail": detail})
 
-    @app.get("/health")
+    @app.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
     def health():
+        """The version being served; "degraded" (with the problem) while ``latest`` cannot be used."""
         qr, _, version = live.current()
         out = {"status": "degraded" if live.last_error else "ok", "version": version,
                "questions": len(qr.base.questions), "mode": mode}
@@ -131,18 +208,24 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
             out["problem"] = live.last_error
         return out
 
-    @app.get("/questions")
-    def questions(request: Request, q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS),
-                  k: int = Query(5, ge=1, le=MAX_K)):
+    @app.get("/questions", response_model=QuestionsResponse, responses=bad_query)
+    async def questions(request: Request,
+                        q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS,
+                                       description="The query: 1 to 2,000 characters, not only white space."),
+                        k: int = Query(5, ge=1, le=MAX_K, description="How many base questions, 1 to 100.")):
+        """The top-k base questions related to ``q`` (QuestionRetriever.search)."""
         q = query_text(request, q)
-        qr, _, version = live.current()
-        return {"version": version, "query": q, "hits": [h._asdict() for h in qr.search(q, k)]}
+        version, hits = await asyncio.wrap_future(batched.questions(q, k))
+        return {"version": version, "query": q, "hits": [h._asdict() for h in hits]}
 
-    @app.get("/answer")
-    def answer(request: Request, q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS)):
+    @app.get("/answer", response_model=AnswerResponse, responses=bad_query)
+    async def answer(request: Request,
+                     q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="The question: 1 to 2,000 characters, not only white space.")):
+        """The base's answer to ``q`` (AnswerRetriever.get), or found false and the no-information message."""
         q = query_text(request, q)
-        _, ar, version = live.current()
-        return {"version": version, "query": q, **ar.get(q)._asdict()}
+        version, ans = await asyncio.wrap_future(batched.answer(q))
+        return {"version": version, "query": q, **ans._asdict()}
 
     return app
 
@@ -154,13 +237,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid")
     ap.add_argument("--threshold", type=float, default=0.9)
+    ap.add_argument("--max-batch", type=int, default=None,
+                    help="most concurrent queries embedded in one call (default 64)")
+    ap.add_argument("--batch-wait-ms", type=float, default=None,
+                    help="how long a lone query waits for others to batch with (default 2)")
     args = ap.parse_args(argv)
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
-        app = create_app(args.base, args.mode, args.threshold)
+        app = create_app(args.base, args.mode, args.threshold, args.max_batch,
+                         None if args.batch_wait_ms is None else args.batch_wait_ms / 1000)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

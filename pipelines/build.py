@@ -34,12 +34,13 @@ from models.registry import ModelFactory, RegistryModels, config_from_dict
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
 from pipelines.release.publish import Publisher, hold_build_lock
+from pipelines.release.retention import apply_retention
 from pipelines.runners import runner_args, runner_name
 from pipelines.stages.counters import cache_counts, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
-from schemas.config import BuildConfig
+from schemas.config import BuildConfig, RetentionConfig
 from schemas import layout as L
 from schemas.errors import BaseIntegrityError, InputError, PublishError, QabaseError
 from schemas.layout import (
@@ -405,8 +406,15 @@ def publish_version(output: str | Path, version: str) -> Path:
             if publisher.remote:  # nothing half-published stays in the store (LATEST was not written)
                 publisher.abort()
             raise
-    LOG.info("published %s", publisher.location)
+        LOG.info("published %s", publisher.location)
+        apply_retention(output, _retention_of(final), version)
     return final
+
+
+def _retention_of(version_dir: Path) -> RetentionConfig:
+    """The retention policy a published version's config asked for."""
+    manifest = json.loads((version_dir / MANIFEST).read_text(encoding="utf-8"))
+    return config_from_dict(manifest["config"]).retention
 
 
 def report_version(output: str | Path, version: str, manifest: dict | None = None) -> str:

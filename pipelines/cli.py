@@ -14,9 +14,11 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("pipelines.build_base", "build a QA base from dialogue logs (or --demo)"),
     "daily": ("pipelines.scheduled", "run one logical date's build as the daily DAG does"),
-    "report": ("pipelines.release.report", "(re)write a version's report.html and report.json"),
+    "gc": ("pipelines.release.retention", "remove old versions and what killed builds left (--dry-run: show it)"),
+    "report": ("pipelines.release.report", "(re)write a version's report.html, report.json and browse.html"),
     "query": ("indexes.query", "QuestionRetriever / AnswerRetriever over a base, one query or a file"),
     "serve": ("indexes.serve", "HTTP service (FastAPI) over a base"),
+    "mcp": ("indexes.mcp_server", "MCP server (stdio or streamable HTTP): the two retrievers as agent tools"),
     "score": ("models.tools.score", "GEC or intent scores of questions in a file"),
     "calibrate": ("models.tools.calibrate", "thresholds for a keep rate or a precision"),
     "evaluate": ("models.tools.evaluate", "AUROC, precision and recall of a scorer on labelled data"),

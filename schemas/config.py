@@ -224,6 +224,15 @@ class QualityConfig:
 
 
 @dataclass(frozen=True)
+class RetentionConfig:
+    # applied after each publish (and by ``qabase gc``): published versions beyond the newest N are deleted, never
+    # the one latest names nor one a service is serving; 0 keeps every version. Not part of config_hash: keeping
+    # fewer or more versions changes nothing that is built.
+    keep_versions: int = 10
+    keep_failed: int = 10  # the reports of refused versions (failed/<version>/); 0 keeps every one
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     input: InputConfig = field(default_factory=InputConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
@@ -236,14 +245,19 @@ class BuildConfig:
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
 
     def config_hash(self) -> str:
-        payload = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        """What decides the base: every section but retention (how many versions are kept)."""
+        built = {k: v for k, v in self.to_dict().items() if k not in UNHASHED_SECTIONS}
+        payload = json.dumps(built, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
+
+UNHASHED_SECTIONS = ("retention",)  # config sections that change no built file (see config_hash)
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "input.chat_pairs": ("first", "all"),
@@ -343,6 +357,9 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: index.memory_budget_mb must be positive")
     if flat["paraphrase.answers_disagree_min"] < 0:
         raise ConfigError("config: paraphrase.answers_disagree_min must be 0 (off) or positive")
+    for path in ("retention.keep_versions", "retention.keep_failed"):
+        if flat[path] < 0:
+            raise ConfigError(f"config: {path} must be 0 (keep all) or positive, got {flat[path]}")
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 < flat["aggregation.merge_threshold"] <= 1.0:

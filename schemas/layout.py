@@ -9,11 +9,14 @@ A base directory (``--output``)::
         questions.parquet, rejected.parquet, accepted_sample.parquet, stats.json
         state/questions.parquet, state/state.json    the incremental state (pipelines.state)
         report.html, report.json, data_docs/         the report and the quality gate's Data Docs
+        browse.html                                  the base browser (search, filters, dropped questions)
     BASE_DIR/versions/.staging-<version>/        a build in progress; never read
     BASE_DIR/failed/<version>/                   the report of a version the quality gate refused
     BASE_DIR/cache/                              score, vector and aggregation caches (SQLite)
     BASE_DIR/.build.lock                         while a build runs: who holds the base (pid, host, since, version)
     BASE_DIR/.latest-<version>                   a publish's new link, renamed over latest at once
+    BASE_DIR/.readers/<version>.lock             held (shared flock) by each service serving that version:
+                                                 retention never deletes it (schemas.leases)
 
 A base on an object store (``--output gs://…``, ``s3://…``, ``hdfs://…``: any Beam FileSystems scheme but
 ``file``) has the same ``versions/<version>/`` and ``failed/`` prefixes, and instead of the symlink a small
@@ -62,7 +65,8 @@ REJECTED_FILE = "rejected.parquet"
 ACCEPTED_SAMPLE_FILE = "accepted_sample.parquet"
 STATS_FILE = "stats.json"
 DRAFT = "build.json"  # the manifest of a staged version before the quality gate
-REPORT_FILES = ("report.html", "report.json")  # regenerable: not checksummed in the manifest
+BROWSE_FILE = "browse.html"  # the offline page to search and read the entries and dropped questions
+REPORT_FILES = ("report.html", "report.json", BROWSE_FILE)  # regenerable: not checksummed in the manifest
 DATA_DOCS_DIR = "data_docs"
 STATE_DIR = "state"
 STATE_FILE = "state.json"
@@ -76,6 +80,7 @@ FAILED_DIR = "failed"
 STAGING_PREFIX = ".staging-"
 BEAM_TEMP_PREFIX = "beam-temp-"  # Beam's file sinks write their shards here before renaming them
 LOCK_FILE = ".build.lock"  # the build lock (pipelines.release.publish): a locked file, or an object in a store
+READERS_DIR = ".readers"  # one lock file per version being served (schemas.leases)
 LATEST_LINK_PREFIX = f".{LATEST}-"  # point_latest's new link before it replaces latest (a kill can leave it)
 
 # the caches in CACHE_DIR
@@ -252,6 +257,32 @@ class BaseLayout:
         if self.url:
             return bool(list_tree(self.version_url(version)))
         return self.version(version).is_dir()
+
+    def reader_lock(self, version: str) -> Path:
+        """The lock file services hold (shared) while serving ``version`` (a local base; schemas.leases)."""
+        return self.base / READERS_DIR / f"{version}.lock"
+
+    def published_versions(self) -> list[str]:
+        """Every version folder in ``versions/`` with its manifest, staging folders aside (a base on a store:
+        every ``versions/<v>/manifest.json`` there)."""
+        if self.url:
+            prefix = self.url_of(VERSIONS_DIR) + "/"
+            names = {m.path[len(prefix):].split("/", 1)[0] for m in _matched(prefix + "*/" + MANIFEST)
+                     if m.path.startswith(prefix)}
+        elif self.versions.is_dir():
+            names = {p.name for p in self.versions.iterdir() if p.is_dir() and (p / MANIFEST).is_file()}
+        else:
+            names = set()
+        return sorted(n for n in names if not n.startswith(".") and _safe_name(n))
+
+    def failed_versions(self) -> list[str]:
+        """The refused versions whose report ``failed/`` keeps."""
+        if self.url:
+            prefix = self.url_of(FAILED_DIR) + "/"
+            return sorted({m.path[len(prefix):].split("/", 1)[0] for m in _matched(prefix + "**")
+                           if m.path.startswith(prefix) and "/" in m.path[len(prefix):]})
+        folder = self.base / FAILED_DIR
+        return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
     def latest_links(self) -> list[Path]:
         """New ``latest`` links a swap cut short left beside it (a local base)."""

@@ -452,28 +452,32 @@ def _acquire(layout: L.BaseLayout, version: str):
 
 
 @contextlib.contextmanager
-def hold_build_lock(layout: L.BaseLayout, version: str):
+def hold_build_lock(layout: L.BaseLayout, version: str, sweep: bool = True):
     """Hold the base's build lock while a step writes into it (nested holds in one process are one hold). On
-    taking it, sweep what killed builds left (:func:`sweep_leftovers`), all but ``version``'s own staging.
-    BuildLockedError when another build holds it."""
+    taking it, sweep what killed builds left (:func:`sweep_leftovers`), all but ``version``'s own staging; with
+    ``sweep=False`` (``qabase gc``, which shows what it removes) the lock's ``gone`` says whose stale lock was
+    taken over. BuildLockedError when another build holds it."""
     key = layout.url or str(layout.base.resolve())
     if key in _HELD:
         yield _HELD[key]
         return
     lock, gone = _acquire(layout, version)
+    lock.gone = gone
     _HELD[key] = lock
     try:
         if gone:
             LOG.warning("took over the build lock of a build that is gone (%s, building version %s: %s)",
                         _who(gone), gone.get("version"), gone["reason"])
-        sweep_leftovers(layout, (gone or {}).get("version"), keep=version)
+        if sweep:
+            sweep_leftovers(layout, (gone or {}).get("version"), keep=version)
         yield lock
     finally:
         del _HELD[key]
         lock.release()
 
 
-def _why_stale_staging(layout: L.BaseLayout, version: str, dead_version: str | None) -> str | None:
+def stale_staging_reason(layout: L.BaseLayout, version: str, dead_version: str | None) -> str | None:
+    """Why a staging folder is left over (only while holding the lock), or None while a step may take it on."""
     if version == dead_version:
         return "its build is gone"
     if not layout.staged_complete(version):
@@ -494,7 +498,7 @@ def sweep_leftovers(layout: L.BaseLayout, dead_version: str | None = None, keep:
         link.unlink()
     target = layout.url or layout.base
     for version in layout.staged_versions():
-        why = None if version == keep else _why_stale_staging(layout, version, dead_version)
+        why = None if version == keep else stale_staging_reason(layout, version, dead_version)
         if why:
             LOG.warning("removing the staging folder of version %s: %s", version, why)
             Publisher(target, version).abort()

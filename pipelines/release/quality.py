@@ -24,7 +24,8 @@ the shift of the mean GEC and intent scores (``quality.max_mean_score_shift``).
 A result may carry a ``hint``: what to do about it, which the gate's refusal repeats.
 
 With ``quality.data_docs`` (default on), GX's own Data Docs site for the version's
-validations is written to ``data_docs/index.html`` beside the report.
+validations is written to ``data_docs/index.html`` beside the report, rewritten to work offline
+(pipelines.release.offline_docs: GX loads its styles and scripts from CDNs).
 """
 
 from __future__ import annotations
@@ -79,13 +80,16 @@ class Validator:
         return out
 
     def write_data_docs(self, folder: Path) -> Path:
-        """GX's own Data Docs site for this version's validations; returns its index.html."""
+        """GX's own Data Docs site for this version's validations, made to work offline; returns its index.html."""
+        from pipelines.release.offline_docs import make_offline
+
         self.ctx.add_data_docs_site(site_name=DATA_DOCS_SITE, site_config={
             "class_name": "SiteBuilder",
             "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
             "store_backend": {"class_name": "TupleFilesystemStoreBackend",
                               "base_directory": str(folder.resolve())}})  # GX needs it absolute
         self.ctx.build_data_docs(site_names=[DATA_DOCS_SITE])
+        make_offline(folder)
         return folder / "index.html"
 
 

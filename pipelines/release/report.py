@@ -2,8 +2,9 @@
 
     python -m pipelines.release.report --base DIR [--version V]
 
-Written into the version folder at build time (``report.html``, ``report.json``) and
-rebuilt on demand by the command above. The HTML has no external references: the
+Written into the version folder at build time (``report.html``, ``report.json``, and the base browser
+``browse.html``: pipelines.release.browse) and rebuilt on demand by the command above. The HTML has no
+external references: the
 charts are PNGs embedded as data URIs, the styles are inline, and every piece of
 log text (questions, rejected rows, reasons) is HTML-escaped. Report files are not
 in the manifest's checksums: they can be regenerated.
@@ -31,7 +32,7 @@ import numpy as np
 
 from schemas import layout
 from schemas.errors import QabaseError
-from schemas.layout import QA_FILE, QUESTIONS_FILE, REJECTED_FILE
+from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE
 
 EXAMPLES_PER_REASON = 3
 MERGES_SHOWN = 15
@@ -362,14 +363,16 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         verdict = (f"<p class='pass'>Quality gate passed: {gate['expectations']} expectations, 0 critical "
                    f"failures, {gate['warnings']} warning(s).</p>")
     docs = (f" great-expectations {e(str(gate['great_expectations']))}; its own Data Docs: "
-            f"<a href='{e(gate['data_docs'])}'>{e(gate['data_docs'])}</a> (styles load from the web)."
+            f"<a href='{e(gate['data_docs'])}'>{e(gate['data_docs'])}</a> (works offline: the CDN styles and scripts "
+            "are replaced by local ones)."
             if gate["data_docs"] else "")
     style = ("body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
              "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;"
              "font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
              ".grid{display:flex;flex-wrap:wrap;gap:12px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
              ".pass,.fail,.warn{padding:8px 12px;border-radius:4px}.pass{background:#e6f4ea}"
-             ".fail{background:#fce8e6}.warn{background:#fef7e0}")
+             ".fail{background:#fce8e6}.warn{background:#fef7e0}"
+             ".browse{background:#eef5ff;padding:8px 12px;border-radius:4px}")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>qabase report {e(str(f['version']))}</title><style>{style}</style></head><body>",
@@ -377,11 +380,16 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         f"{e(str(f['created']))}. Index {e(str(f['index']['factory']))} with {e(str(f['index']['ntotal']))} "
         f"questions, recall@10 {e(str(f['index']['recall_at_10']))}, built on {e(str(f['index']['built_on']))}.</p>",
         verdict,
+        f"<p class='browse'>Read the base itself: <a href='{BROWSE_FILE}'>{BROWSE_FILE}</a> (search and filter every "
+        "published entry, open one to see its answers, viewpoints and scores, and browse the dropped questions by "
+        "reason, those nearest passing first; offline).</p>",
         "<h2 id='funnel'>Funnel</h2>", img("funnel", "funnel"), _table(funnel_rows, ["step", "count"]),
         "<h2 id='scores'>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
         img("intent_hist", "intent score histogram"), "</div>",
         "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
         "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
+        f"<p>Every dropped question by reason, nearest passing first: <a href='{BROWSE_FILE}#view=dropped'>"
+        f"{BROWSE_FILE}</a>.</p>",
         "<h2 id='merges'>Paraphrase merges</h2>",
         f"<p>{f['merges']['merged_questions']:,} distinct questions counted toward another question's entry; "
         f"{f['merges']['entries_with_aliases']:,} published entries have more than one form. "
@@ -418,9 +426,12 @@ def render_html(f: dict, images: dict[str, str]) -> str:
 
 
 def write_report(version_dir: Path, manifest: dict) -> dict:
+    from pipelines.release.browse import write_browse
+
     figures = collect(version_dir, manifest)
     (version_dir / "report.html").write_text(render_html(figures, charts(figures)), encoding="utf-8")
     (version_dir / "report.json").write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_browse(version_dir, manifest)
     return figures
 
 
@@ -436,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"report -> {version_dir / 'report.html'} and {version_dir / 'report.json'}")
+    print(f"report -> {version_dir / 'report.html'}, {version_dir / 'report.json'} and {version_dir / BROWSE_FILE}")
     return 0
 
 

@@ -170,9 +170,14 @@ def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
     assert [p.name for p in (tmp_path / "base" / "versions").iterdir()] == [first.version]
 
 
-def test_empty_input_publishes_an_empty_base(tmp_path):
+def test_empty_input_publishes_an_empty_base_only_when_allowed(tmp_path):
+    from schemas.errors import PublishError
+
     fx = ROOT / "tests" / "fixtures"
-    res = run_build([str(fx / "empty.jsonl")], tmp_path / "base", load_config(None))
+    with pytest.raises(PublishError, match="the new base has 0 entries .*--allow-empty"):
+        run_build([str(fx / "empty.jsonl")], tmp_path / "base", load_config(None))
+    assert not (tmp_path / "base" / "latest").exists()
+    res = run_build([str(fx / "empty.jsonl")], tmp_path / "base", load_config(None, {"quality.allow_empty": True}))
     assert res.manifest["counts"]["rows_read"] == 0 and res.manifest["index"]["ntotal"] == 0
     assert pq.read_metadata(res.path / "qa.parquet").num_rows == 0
 

@@ -127,7 +127,8 @@ def test_quality_gate_catches_accepted_rows_beyond_the_limits(tmp_path, monkeypa
     real = validate.validate_row
     monkeypatch.setattr(validate, "validate_row", lambda row, limits, *rest: real(
         row, dataclasses.replace(limits, max_question_chars=10 ** 6), *rest))
-    cfg = load_config(None, {"limits.max_question_chars": 40, "quality.data_docs": False})
+    # allow_empty: this base has no entry (the fake filter drops both questions), which is its own expectation
+    cfg = load_config(None, {"limits.max_question_chars": 40, "quality.data_docs": False, "quality.allow_empty": True})
     with pytest.raises(PublishError, match=r"quality gate: 2 critical .*accepted_rows\.expect_column_value_lengths"
                                            r"_to_be_between\(question\).*accepted_rows_profile\..*question_chars_max"):
         run_build([str(src)], tmp_path / "base", cfg)

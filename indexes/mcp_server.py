@@ -1,0 +1,140 @@
+"""MCP server over a published base: QuestionRetriever and AnswerRetriever as tools for agents.
+
+    python -m indexes.mcp_server --base DIR [--transport stdio|http] [--host 127.0.0.1] [--port 8001]
+                                 [--mode hybrid|dense|bm25] [--threshold 0.9]
+    python -m indexes.mcp_server --print-openai-tools      (the same tools for OpenAI-style function calling)
+
+Tools (:mod:`indexes.agent_tools`, one definition for MCP and OpenAI): ``question_retriever(query, k=5)`` ->
+``{"version", "query", "hits": [{"question", "qid", "score"}]}`` and ``answer_retriever(query)`` ->
+``{"version", "query", "found", "answer", "viewpoints", "qid", "message", ...}``, the JSON of the HTTP
+service's /questions and /answer, sent as structured content under output schemas (and as text). The bounds
+are the HTTP service's: ``query`` 1 to 2,000 characters of valid UTF-8 with a character other than white
+space, ``k`` 1 to 100; a bad argument is a tool error (``isError``) that says what was wrong. When nothing valid
+is found, ``message`` is AnswerRetriever's no-information message in the query's language.
+
+Live reload as in the HTTP service (``indexes.serve.LiveBase``): each call checks where ``DIR/latest`` points
+and loads (and verifies) a newly published version before answering; a version that fails verification is
+refused and the one in memory keeps answering.
+
+Transports: ``stdio`` (default: the agent starts this command and talks over its stdin/stdout; logs go to
+stderr) or ``http``: streamable HTTP at ``http://HOST:PORT/mcp``, with ``GET /health`` as the HTTP service's.
+A ``--base`` that cannot be served is one ``error:`` line and exit code 2, before any transport starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+DEFAULT_PORT = 8001  # beside qabase serve's 8000: both can run on one host
+MCP_PATH = "/mcp"
+INSTRUCTIONS = ("A QA base built from chatbot logs. To answer a user's question from it, call answer_retriever "
+                "with the question; if found is false the base has no valid information (message says so): do "
+                "not answer from it. question_retriever lists the base questions related to a query.")
+
+
+def health(live, mode: str) -> dict:
+    """What ``GET /health`` answers (as the HTTP service's): the version served, and why it is degraded."""
+    qr, _, version = live.current()
+    out = {"status": "degraded" if live.last_error else "ok", "version": version,
+           "questions": len(qr.base.questions), "mode": mode}
+    if live.last_error:
+        out["problem"] = live.last_error
+    return out
+
+
+def create_server(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
+    """An ``mcp.server.MCPServer`` with the two tools over ``base_dir`` (loaded and verified now: a base that
+    cannot be served raises here, a QabaseError)."""
+    from mcp.server import MCPServer
+
+    from indexes.agent_tools import RetrieverTools, sdk_tools
+    from indexes.serve import LiveBase
+
+    live = LiveBase(base_dir, mode, threshold)
+    server = MCPServer("qabase", title="qabase QA base", instructions=INSTRUCTIONS,
+                       tools=sdk_tools(RetrieverTools(live)), log_level="WARNING")
+    _add_health_route(server, live, mode)
+    return server
+
+
+def _add_health_route(server, live, mode: str) -> None:
+    """``GET /health`` beside ``/mcp`` (the HTTP transport only): a reload happens in it too, so it runs on a
+    worker thread, not on the event loop."""
+    import anyio
+    from starlette.responses import JSONResponse
+
+    @server.custom_route("/health", methods=["GET"])
+    async def _health(_request):
+        return JSONResponse(await anyio.to_thread.run_sync(health, live, mode))
+
+
+@contextmanager
+def _stdout_to_stderr():
+    """fd 1 pointed at stderr while the base loads: over stdio, fd 1 is the protocol's wire, and a library that
+    prints while loading would corrupt it (the SDK diverts fd 1 the same way once it serves)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m indexes.mcp_server", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", help="a build's output folder (serves its latest version) or a version folder")
+    ap.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                    help="stdio (default) or streamable HTTP at http://HOST:PORT/mcp")
+    ap.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
+    ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"http: the port (default {DEFAULT_PORT})")
+    ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid",
+                    help="question_retriever's retrieval (docs/retrieval.md)")
+    ap.add_argument("--threshold", type=float, default=0.9,
+                    help="answer_retriever: lowest cosine for a nearest match")
+    ap.add_argument("--print-openai-tools", action="store_true",
+                    help="print the tools' OpenAI function-calling schemas (JSON) and exit; needs no --base")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    if args.print_openai_tools:
+        from indexes.agent_tools import openai_tools
+
+        print(json.dumps(openai_tools(), ensure_ascii=False, indent=2))
+        return 0
+    if not args.base:
+        ap.error("--base is required (or --print-openai-tools)")
+    if not 1 <= args.port <= 65535:
+        ap.error(f"--port must be between 1 and 65535, got {args.port}")
+    from schemas.errors import QabaseError
+    from schemas.logs import setup_logging
+
+    setup_logging(quiet=True)
+    try:
+        if args.transport == "stdio":
+            with _stdout_to_stderr():
+                server = create_server(args.base, args.mode, args.threshold)
+        else:
+            server = create_server(args.base, args.mode, args.threshold)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=MCP_PATH)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

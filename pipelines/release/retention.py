@@ -1,0 +1,266 @@
+"""Retention: which versions and leftovers of a base may go, and ``qabase gc``, which shows and removes them.
+
+    python -m pipelines.release.retention --base DIR [--keep N] [--keep-failed N] [--dry-run]
+
+Kept, always: the version ``latest`` names, every version a service is serving (its reader lease,
+schemas.leases), and the newest ``keep`` published versions (by when they were built). Removed: older published
+versions, reports of refused versions (``failed/``) beyond the newest ``keep_failed``, staging folders whose
+build is gone, ``.latest-<v>`` links a cut-short swap left, and lease files of versions no longer there.
+``keep`` 0 keeps every version (leftovers are still removed).
+
+Everything happens under the base's build lock (pipelines.release.publish.hold_build_lock): while a build runs,
+gc refuses with one line (exit 2), and a build never sees a half-removed version. A publish applies the same
+policy right after it moves ``latest`` (``retention.keep_versions`` / ``keep_failed`` of its config).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipelines.release.publish import Publisher, hold_build_lock, stale_staging_reason
+from schemas import layout as L
+from schemas.config import RetentionConfig
+from schemas.errors import QabaseError
+from schemas.layout import MANIFEST, BaseLayout
+from schemas.leases import VersionInUse, drop_reader_lock, exclusive_for_delete, version_served
+
+LOG = logging.getLogger("qabase.retention")
+
+GC_VERSION = "gc"  # the build lock's holder record names this instead of a version
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing in a base that retention keeps or removes, and why."""
+
+    kind: str  # version, failed report, staging, latest link, reader lease
+    name: str
+    why: str
+    size: int | None  # bytes on the local disk; None where not measured (a store)
+
+
+@dataclass(frozen=True)
+class Plan:
+    remove: list[Item]
+    keep: list[Item]
+
+    @property
+    def freed(self) -> int:
+        return sum(i.size or 0 for i in self.remove)
+
+
+def _local_size(path: Path) -> int | None:
+    if path.is_symlink() or path.is_file():
+        return path.lstat().st_size
+    if not path.is_dir():
+        return None
+    return sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir() or p.is_symlink())
+
+
+def _built_at(layout: BaseLayout, version: str) -> str:
+    """When a version was built (its manifest's ``created``); the id's own time, or '' when neither tells."""
+    try:
+        raw = (L.read_bytes(L.join(layout.version_url(version), MANIFEST)) if layout.remote
+               else (layout.version(version) / MANIFEST).read_bytes())
+        created = json.loads(raw.decode("utf-8")).get("created")
+    except (OSError, ValueError, AttributeError, QabaseError):
+        created = None
+    if isinstance(created, str) and created:
+        return created
+    stamp = L.version_created(version)
+    return stamp.isoformat(timespec="seconds") if stamp else ""
+
+
+def _size(layout: BaseLayout, version: str) -> int | None:
+    return None if layout.remote else _local_size(layout.version(version))
+
+
+def plan_versions(layout: BaseLayout, keep_versions: int, keep: str | None = None) -> tuple[list[Item], list[Item]]:
+    """(to remove, kept) among the published versions."""
+    latest = layout.current_version()
+    newest_first = sorted(layout.published_versions(), key=lambda v: (_built_at(layout, v), v), reverse=True)
+    remove, kept = [], []
+    for rank, version in enumerate(newest_first):
+        if version == latest:
+            why = "latest"
+        elif version == keep:
+            why = "being published"
+        elif keep_versions == 0 or rank < keep_versions:
+            why = f"among the {keep_versions} newest" if keep_versions else "retention keeps every version"
+        elif version_served(layout, version):
+            why = "served (a service holds its reader lease)"
+        else:
+            remove.append(Item("version", version, f"older than the {keep_versions} newest", _size(layout, version)))
+            continue
+        kept.append(Item("version", version, why, _size(layout, version)))
+    return remove, kept
+
+
+def plan_failed(layout: BaseLayout, keep_failed: int) -> list[Item]:
+    if keep_failed == 0:
+        return []
+    old = sorted(layout.failed_versions(), reverse=True)[keep_failed:]
+    return [Item("failed report", v, f"older than the {keep_failed} newest refused versions' reports",
+                 None if layout.remote else _local_size(layout.failed(v))) for v in old]
+
+
+def plan_leftovers(layout: BaseLayout, dead_version: str | None, keep: str | None) -> list[Item]:
+    """What killed builds left (see pipelines.release.publish.sweep_leftovers), and stale lease files. Only
+    meaningful while holding the build lock."""
+    items = [Item("latest link", link.name, "left by a swap of latest cut short", 0) for link in layout.latest_links()]
+    for version in layout.staged_versions():
+        why = None if version == keep else stale_staging_reason(layout, version, dead_version)
+        if why:
+            items.append(Item("staging", version, why,
+                              None if layout.remote else _local_size(layout.staging(version))))
+    if dead_version and dead_version not in (keep, layout.current_version()) \
+            and layout.holds_version(dead_version):
+        items.append(Item("version", dead_version, "its build stopped before latest named it",
+                          _size(layout, dead_version)))
+    readers = layout.base / L.READERS_DIR
+    if not layout.remote and readers.is_dir():
+        present = set(layout.published_versions())
+        items += [Item("reader lease", p.name, "its version is gone", 0) for p in sorted(readers.glob("*.lock"))
+                  if p.name[:-len(".lock")] not in present]
+    return items
+
+
+def make_plan(layout: BaseLayout, policy: RetentionConfig, dead_version: str | None = None,
+              keep: str | None = None) -> Plan:
+    old, kept = plan_versions(layout, policy.keep_versions, keep)
+    leftovers = plan_leftovers(layout, dead_version, keep)
+    seen = {i.name for i in leftovers if i.kind == "version"}
+    return Plan(leftovers + [i for i in old if i.name not in seen] + plan_failed(layout, policy.keep_failed), kept)
+
+
+def _remove(layout: BaseLayout, item: Item) -> None:
+    if item.kind == "version":
+        with exclusive_for_delete(layout, item.name):  # VersionInUse: a service leased it since the plan
+            if layout.remote:
+                L.delete_tree(layout.version_url(item.name))
+            shutil.rmtree(layout.version(item.name), ignore_errors=True)  # the folder, or a store's local copy
+            drop_reader_lock(layout, item.name)
+    elif item.kind == "failed report":
+        if layout.remote:
+            L.delete_tree(layout.failed_url(item.name))
+        shutil.rmtree(layout.failed(item.name), ignore_errors=True)
+    elif item.kind == "staging":
+        Publisher(layout.url or layout.base, item.name).abort()
+    elif item.kind == "latest link":
+        (layout.base / item.name).unlink(missing_ok=True)
+    elif item.kind == "reader lease":
+        version = item.name[:-len(".lock")]
+        with exclusive_for_delete(layout, version):
+            drop_reader_lock(layout, version)
+    else:
+        raise ValueError(f"unknown kind of item {item.kind!r}")
+
+
+def apply_plan(layout: BaseLayout, plan: Plan) -> list[Item]:
+    """Remove what the plan says (under the build lock); returns what was removed. A version a service leased
+    since the plan stays, said in the log."""
+    removed = []
+    for item in plan.remove:
+        try:
+            _remove(layout, item)
+        except VersionInUse as exc:
+            LOG.warning("kept version %s: %s", item.name, exc)
+            continue
+        LOG.info("removed %s %s (%s)", item.kind, item.name, item.why)
+        removed.append(item)
+    return removed
+
+
+def apply_retention(output: str | Path, policy: RetentionConfig, published: str) -> list[Item]:
+    """The policy after a publish of ``published`` (called under its build lock). Never fails the publish: a
+    version that cannot be removed is a warning."""
+    layout = BaseLayout(output)
+    try:
+        return apply_plan(layout, make_plan(layout, policy, keep=published))
+    except (OSError, QabaseError) as exc:
+        LOG.warning("retention: %s; the published version is fine, run qabase gc --base %s later", exc, output)
+        return []
+
+
+def _policy(layout: BaseLayout, keep: int | None, keep_failed: int | None) -> RetentionConfig:
+    """The command line's numbers, else the latest version's config, else the defaults."""
+    base = RetentionConfig()
+    latest = layout.current_version()
+    if latest:
+        try:
+            raw = (L.read_bytes(L.join(layout.version_url(latest), MANIFEST)) if layout.remote
+                   else (layout.version(latest) / MANIFEST).read_bytes())
+            section = json.loads(raw.decode("utf-8")).get("config", {}).get("retention", {})
+            base = RetentionConfig(int(section.get("keep_versions", base.keep_versions)),
+                                   int(section.get("keep_failed", base.keep_failed)))
+        except (OSError, ValueError, AttributeError, TypeError, QabaseError):
+            pass
+    return RetentionConfig(base.keep_versions if keep is None else keep,
+                           base.keep_failed if keep_failed is None else keep_failed)
+
+
+def _mb(size: int | None) -> str:
+    return "" if size is None else f"{size / 1e6:,.1f} MB"
+
+
+def format_plan(plan: Plan, dry_run: bool) -> str:
+    verb = "would remove" if dry_run else "removed"
+    rows = [("keep", i) for i in plan.keep] + [(verb, i) for i in plan.remove]
+    width = max([len(i.name) for _, i in rows] + [8])
+    lines = [f"{action:<12}  {i.kind:<13}  {i.name:<{width}}  {_mb(i.size):>10}  {i.why}" for action, i in rows]
+    freed = f"{plan.freed / 1e6:,.1f} MB" + ("" if all(i.size is not None for i in plan.remove) else " (and more on the store)")
+    if not plan.remove:
+        lines.append("nothing to remove")
+    elif dry_run:
+        lines.append(f"{len(plan.remove)} item(s) would be removed, {freed}; nothing was deleted (--dry-run)")
+    else:
+        lines.append(f"{len(plan.remove)} item(s) removed, {freed} freed")
+    return "\n".join(lines)
+
+
+def gc(base: str, keep: int | None = None, keep_failed: int | None = None, dry_run: bool = False) -> Plan:
+    """Plan (and unless ``dry_run`` apply) retention and the leftovers sweep of a base, under its build lock.
+    Returns the plan, its ``remove`` narrowed to what was removed."""
+    layout = BaseLayout(base)
+    if not layout.remote and not (layout.base.is_dir() and (layout.latest.exists() or layout.versions.is_dir())):
+        raise QabaseError(f"base: {base} is not a qabase base directory (no latest, no versions/)")
+    for value, flag in ((keep, "--keep"), (keep_failed, "--keep-failed")):
+        if value is not None and value < 0:
+            raise QabaseError(f"usage: {flag} must be 0 (keep all) or positive, got {value}")
+    policy = _policy(layout, keep, keep_failed)
+    with hold_build_lock(layout, GC_VERSION, sweep=False) as lock:
+        plan = make_plan(layout, policy, dead_version=(getattr(lock, "gone", None) or {}).get("version"))
+        if dry_run:
+            return plan
+        return Plan(apply_plan(layout, plan), plan.keep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="qabase gc", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, help="the base directory (or its URL)")
+    ap.add_argument("--keep", type=int, help="published versions to keep besides latest and served ones "
+                                             "(default: the latest version's retention.keep_versions; 0 keeps all)")
+    ap.add_argument("--keep-failed", type=int, help="reports of refused versions to keep (default: retention."
+                                                    "keep_failed; 0 keeps all)")
+    ap.add_argument("--dry-run", action="store_true", help="print what would be removed, remove nothing")
+    args = ap.parse_args(argv)
+    from schemas.logs import setup_logging
+
+    setup_logging(False, True)
+    try:
+        plan = gc(args.base, args.keep, args.keep_failed, args.dry_run)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(format_plan(plan, args.dry_run))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
