@@ -37,16 +37,6 @@ INSTRUCTIONS = ("A QA base built from chatbot logs. To answer a user's question 
                 "not answer from it. question_retriever lists the base questions related to a query.")
 
 
-def health(live, mode: str) -> dict:
-    """What ``GET /health`` answers (as the HTTP service's): the version served, and why it is degraded."""
-    qr, _, version = live.current()
-    out = {"status": "degraded" if live.last_error else "ok", "version": version,
-           "questions": len(qr.base.questions), "mode": mode}
-    if live.last_error:
-        out["problem"] = live.last_error
-    return out
-
-
 def create_server(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):
     """An ``mcp.server.MCPServer`` with the two tools over ``base_dir`` (loaded and verified now: a base that
     cannot be served raises here, a QabaseError)."""
@@ -58,11 +48,11 @@ def create_server(base_dir: str | Path, mode: str = "hybrid", threshold: float =
     live = LiveBase(base_dir, mode, threshold)
     server = MCPServer("qabase", title="qabase QA base", instructions=INSTRUCTIONS,
                        tools=sdk_tools(RetrieverTools(live)), log_level="WARNING")
-    _add_health_route(server, live, mode)
+    _add_health_route(server, live)
     return server
 
 
-def _add_health_route(server, live, mode: str) -> None:
+def _add_health_route(server, live) -> None:
     """``GET /health`` beside ``/mcp`` (the HTTP transport only): a reload happens in it too, so it runs on a
     worker thread, not on the event loop."""
     import anyio
@@ -70,7 +60,7 @@ def _add_health_route(server, live, mode: str) -> None:
 
     @server.custom_route("/health", methods=["GET"])
     async def _health(_request):
-        return JSONResponse(await anyio.to_thread.run_sync(health, live, mode))
+        return JSONResponse(await anyio.to_thread.run_sync(live.health))  # the HTTP service's /health
 
 
 @contextmanager

@@ -34,6 +34,17 @@ from fastapi import Request  # at module level: FastAPI resolves the endpoints' 
 from indexes.query import MAX_K, MAX_QUERY_CHARS
 
 
+def _lease_for(version_dir: Path):
+    """The reader lease of a version folder that sits in a base's ``versions/`` (a local base, or a store's local
+    mirror: schemas.leases), so retention keeps it while it is served; None for a folder outside any base."""
+    from schemas.layout import VERSIONS_DIR
+    from schemas.leases import take_reader_lease
+
+    if version_dir.parent.name != VERSIONS_DIR:
+        return None
+    return take_reader_lease(version_dir.parent.parent, version_dir.name)
+
+
 class LiveBase:
     """The retrievers of the version ``latest`` points at, reloaded when it moves."""
 
@@ -56,7 +67,8 @@ class LiveBase:
         from schemas.layout import resolve_version
 
         try:
-            path = resolve_version(self.base_dir)
+            # the real folder: a --base given as BASE/latest must follow latest, and the lease names the version
+            path = resolve_version(self.base_dir).resolve()
         except Exception as exc:  # noqa: BLE001 - any failure to resolve: keep the verified version
             if self._tools is None:
                 raise
@@ -72,15 +84,23 @@ class LiveBase:
                 self._load(path)
         return self._tools
 
+    def health(self) -> dict:
+        """What ``GET /health`` answers (the HTTP service and the MCP server): the version served, and why it
+        is degraded."""
+        qr, _, version = self.current()
+        out = {"status": "degraded" if self.last_error else "ok", "version": version,
+               "questions": len(qr.base.questions), "mode": self.mode}
+        if self.last_error:
+            out["problem"] = self.last_error
+        return out
+
     def _load(self, path: Path) -> None:
         """Load and verify a version under its reader lease (schemas.leases: retention never deletes a version
         a service serves); the lease of the version served before is given back once the new one serves."""
         from indexes.retrievers import AnswerRetriever, QuestionRetriever
-        from schemas.leases import take_reader_lease
-
         lease = None
         try:
-            lease = take_reader_lease(self.base_dir, path.name)
+            lease = _lease_for(path)
             qr = QuestionRetriever(path, mode=self.mode)
             ar = AnswerRetriever(path, threshold=self.threshold)
         except Exception as exc:  # a broken new version: keep serving the old one, and don't retry it
@@ -201,12 +221,7 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     @app.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
     def health():
         """The version being served; "degraded" (with the problem) while ``latest`` cannot be used."""
-        qr, _, version = live.current()
-        out = {"status": "degraded" if live.last_error else "ok", "version": version,
-               "questions": len(qr.base.questions), "mode": mode}
-        if live.last_error:
-            out["problem"] = live.last_error
-        return out
+        return live.health()
 
     @app.get("/questions", response_model=QuestionsResponse, responses=bad_query)
     async def questions(request: Request,

@@ -419,7 +419,13 @@ def _retention_of(version_dir: Path) -> RetentionConfig:
 
 def report_version(output: str | Path, version: str, manifest: dict | None = None) -> str:
     """(Re)write a published version's report.html / report.json (a remote base: in its local copy, then
-    uploaded beside the version); returns where report.html is."""
+    uploaded beside the version); returns where report.html is. Holds the build lock (retention never removes
+    the version under it)."""
+    with hold_build_lock(BaseLayout(output), version):
+        return _report_version(output, version, manifest)
+
+
+def _report_version(output: str | Path, version: str, manifest: dict | None = None) -> str:
     from pipelines.release.report import write_report
 
     layout = BaseLayout(output)

@@ -267,8 +267,7 @@ class BaseLayout:
         every ``versions/<v>/manifest.json`` there)."""
         if self.url:
             prefix = self.url_of(VERSIONS_DIR) + "/"
-            names = {m.path[len(prefix):].split("/", 1)[0] for m in _matched(prefix + "*/" + MANIFEST)
-                     if m.path.startswith(prefix)}
+            names = {n for n in _children(prefix) if not n.startswith(".") and exists(join(prefix, n, MANIFEST))}
         elif self.versions.is_dir():
             names = {p.name for p in self.versions.iterdir() if p.is_dir() and (p / MANIFEST).is_file()}
         else:
@@ -278,9 +277,7 @@ class BaseLayout:
     def failed_versions(self) -> list[str]:
         """The refused versions whose report ``failed/`` keeps."""
         if self.url:
-            prefix = self.url_of(FAILED_DIR) + "/"
-            return sorted({m.path[len(prefix):].split("/", 1)[0] for m in _matched(prefix + "**")
-                           if m.path.startswith(prefix) and "/" in m.path[len(prefix):]})
+            return sorted(_children(self.url_of(FAILED_DIR) + "/"))
         folder = self.base / FAILED_DIR
         return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
@@ -451,6 +448,19 @@ def _matched(pattern: str) -> list:
         return _fs().match([pattern])[0].metadata_list
     except BeamIOError:
         return []
+
+
+def _children(prefix: str) -> set[str]:
+    """The names one level below a folder or prefix (ending in '/'): on an object store, the first part of every
+    key below it; on a filesystem with folders (hdfs), one listing, which is one level deep there."""
+    try:
+        has_dirs = _fs().get_filesystem(prefix).has_dirs()
+    except Exception as exc:  # noqa: BLE001
+        raise _store_error("list", prefix, exc) from None
+    if has_dirs:
+        return {m.path.rstrip("/").rsplit("/", 1)[-1] for m in _matched(prefix + "*") if m.path.startswith(prefix)}
+    return {m.path[len(prefix):].split("/", 1)[0] for m in _matched(prefix + "**")
+            if m.path.startswith(prefix) and "/" in m.path[len(prefix):]}
 
 
 def list_tree(url: str) -> list[str]:

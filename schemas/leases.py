@@ -5,8 +5,10 @@ as long as it serves that version. Retention (pipelines.release.retention) takes
 without waiting, before it deletes a version, and holds it while it deletes: a version whose lock it cannot take
 is in use and stays. The kernel frees a lock when its holder dies, so a killed service blocks nothing.
 
-A base on an object store has no such primitive: its services read a local mirror copy (schemas.layout), which
-retention of the store never touches; there only ``latest`` and the newest versions are kept (see the README).
+A base on an object store has no such primitive in the store: its services read a local mirror copy
+(schemas.layout), and their leases are in the mirror, so retention run on the same host (the same
+``$QABASE_CACHE_DIR``) keeps what they serve; a service on another host is not seen, and there only ``latest``
+and the newest versions are sure to stay (see the README).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from schemas.errors import QabaseError
 from schemas.layout import BaseLayout
 
 LOG = logging.getLogger("qabase.leases")
@@ -26,7 +29,7 @@ LOG = logging.getLogger("qabase.leases")
 _NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
 
 
-class VersionInUse(Exception):
+class VersionInUse(QabaseError):
     """The version's reader lock is held by a deleter (taking a lease) or by a reader (deleting)."""
 
 
@@ -52,13 +55,11 @@ def _open_lock(path: Path) -> int:
 
 
 def take_reader_lease(base_dir: str | Path, version: str) -> ReaderLease:
-    """Lease ``version`` of a local base for a reader. A base on a store, or a filesystem without ``flock`` or
-    that cannot be written (a read-only mount: nobody deletes there either), gives a lease that holds nothing.
-    VersionInUse when retention is deleting the version right now."""
+    """Lease ``version`` of a base for a reader (a base on a store: in its local mirror). A filesystem without
+    ``flock`` or that cannot be written (a read-only mount: nobody deletes there either) gives a lease that
+    holds nothing. VersionInUse when retention is deleting the version right now."""
     layout = BaseLayout(base_dir)
     path = layout.reader_lock(version)
-    if layout.remote:
-        return ReaderLease(path, version, None)
     try:
         fd = _open_lock(path)
     except OSError as exc:
@@ -71,16 +72,15 @@ def take_reader_lease(base_dir: str | Path, version: str) -> ReaderLease:
         raise VersionInUse(f"version {version} is being deleted by retention") from None
     except OSError as exc:
         os.close(fd)
-        if exc.errno not in _NO_FLOCK:
-            raise
-        LOG.info("%s has no file locks: serving %s without a reader lease", path.parent, version)
+        level = logging.INFO if exc.errno in _NO_FLOCK else logging.WARNING
+        LOG.log(level, "cannot lock %s (%s): serving %s without a reader lease", path, exc.strerror, version)
         return ReaderLease(path, version, None)
     return ReaderLease(path, version, fd)
 
 
 def version_served(layout: BaseLayout, version: str) -> bool:
-    """Whether a reader holds a lease on ``version`` right now (a local base; a store: never known, False)."""
-    if layout.remote or not layout.reader_lock(version).is_file():
+    """Whether a reader holds a lease on ``version`` right now (a base on a store: a reader of its mirror)."""
+    if not layout.reader_lock(version).is_file():
         return False
     try:
         with exclusive_for_delete(layout, version):
@@ -92,11 +92,8 @@ def version_served(layout: BaseLayout, version: str) -> bool:
 @contextlib.contextmanager
 def exclusive_for_delete(layout: BaseLayout, version: str) -> Iterator[None]:
     """Hold ``version``'s reader lock exclusively while deleting it: no reader can lease it meanwhile.
-    VersionInUse when a reader holds a lease. A store, or a filesystem without locks: nothing to hold."""
+    VersionInUse when a reader holds a lease. A filesystem without locks: nothing to hold."""
     path = layout.reader_lock(version)
-    if layout.remote:
-        yield
-        return
     try:
         fd = _open_lock(path)
     except OSError:
@@ -117,6 +114,5 @@ def exclusive_for_delete(layout: BaseLayout, version: str) -> Iterator[None]:
 
 def drop_reader_lock(layout: BaseLayout, version: str) -> None:
     """Remove a deleted version's lock file (a reader that opened it meanwhile finds no version behind it)."""
-    if not layout.remote:
-        with contextlib.suppress(FileNotFoundError):
-            layout.reader_lock(version).unlink()
+    with contextlib.suppress(FileNotFoundError):
+        layout.reader_lock(version).unlink()

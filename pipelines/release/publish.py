@@ -33,6 +33,7 @@ import logging
 import os
 import shutil
 import socket
+import threading
 import uuid
 from pathlib import Path
 
@@ -268,7 +269,9 @@ def _quietly(fn, url: str) -> None:
 # a lock whose holder cannot be asked (another host, a store) is taken over after this long: longer than any build
 STALE_AFTER_SECONDS = 24 * 3600.0
 
-_HELD: dict[str, object] = {}  # the locks this process holds, by base: its steps nest in run_build
+# the locks this process holds, by (base, thread): one thread's steps nest in run_build; another thread of the
+# process is another build and goes through the lock like another process
+_HELD: dict[tuple[str, int], object] = {}
 
 
 def version_age_seconds(version: str) -> float | None:
@@ -277,10 +280,28 @@ def version_age_seconds(version: str) -> float | None:
     return None if created is None else (dt.datetime.now(dt.timezone.utc) - created).total_seconds()
 
 
+def _pid_namespace() -> int | None:
+    """This process's pid namespace (containers sharing a host name each have their own): a pid is only asked
+    about in the namespace that gave it."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+
+
 def _holder(version: str) -> dict:
-    return {"pid": os.getpid(), "host": socket.gethostname(),
+    return {"pid": os.getpid(), "host": socket.gethostname(), "pidns": _pid_namespace(),
             "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "version": version,
             "token": uuid.uuid4().hex}
+
+
+def _pid_is_ours_to_ask(holder: dict) -> bool:
+    """Whether the holder's pid names a process we can see: same host, and the same pid namespace (when both
+    are known)."""
+    if holder.get("host") != socket.gethostname():
+        return False
+    theirs, ours = holder.get("pidns"), _pid_namespace()
+    return theirs is None or ours is None or theirs == ours
 
 
 def _parse_holder(raw: bytes) -> dict | None:
@@ -307,12 +328,14 @@ def _pid_running(pid) -> bool:
 def _gone_because(holder: dict | None) -> str | None:
     """Why a lock's holder has stopped building, or None while it may still be building."""
     holder = holder or {}
-    if holder.get("host") == socket.gethostname() and not _pid_running(holder.get("pid")):
+    if _pid_is_ours_to_ask(holder) and not _pid_running(holder.get("pid")):
         return f"pid {holder.get('pid')} is not running"
     try:
         since = dt.datetime.fromisoformat(str(holder.get("since")))
     except ValueError:
         return "the lock is unreadable"
+    if since.tzinfo is None:  # a record written without an offset (by hand, another tool): read as UTC
+        since = since.replace(tzinfo=dt.timezone.utc)
     age = (dt.datetime.now(dt.timezone.utc) - since).total_seconds()
     if age > STALE_AFTER_SECONDS:
         return f"held for {age / 3600:.1f} h, longer than any build ({STALE_AFTER_SECONDS / 3600:.0f} h)"
@@ -325,9 +348,10 @@ def _who(holder: dict | None) -> str:
     return f"pid {holder.get('pid')} on host {holder.get('host')} since {holder.get('since')}"
 
 
-def _locked(where: str, holder: dict | None, lock: str) -> BuildLockedError:
-    return BuildLockedError(f"another build is running in {where} ({_who(holder)}); wait for it to end (if no "
-                            f"build is running there, delete {lock})")
+def _locked(where: str, holder: dict | None, lock: str, live: bool = False) -> BuildLockedError:
+    """``live``: the kernel says the holder is alive (its flock is held): nothing to delete by hand."""
+    advice = "" if live else f" (if no build is running there, delete {lock})"
+    return BuildLockedError(f"another build is running in {where} ({_who(holder)}); wait for it to end{advice}")
 
 
 class _ObjectLock:
@@ -353,10 +377,14 @@ class _ObjectLock:
         self.token = me["token"]
         return gone
 
-    def release(self) -> None:
+    def release(self, restore: dict | None = None) -> None:
+        """Remove the lock object; ``restore``: write that (stale) record back instead (a dry run looked)."""
         try:
             if L.exists(self.url) and (_parse_holder(L.read_bytes(self.url)) or {}).get("token") == self.token:
-                L.delete(self.url)
+                if restore is not None:
+                    L.write_bytes(self.url, json.dumps(restore).encode("utf-8"))
+                else:
+                    L.delete(self.url)
         except QabaseError as exc:  # never hides what ended the build
             LOG.warning("could not remove the build lock %s (%s); delete it by hand", self.url, exc)
 
@@ -397,7 +425,7 @@ class _FileLock:
             holder = self._record(self.fd)
             os.close(self.fd)
             self.fd = None
-            raise _locked(str(self.layout.base), holder, str(self.path))
+            raise _locked(str(self.layout.base), holder, str(self.path), live=True)
         self.fd = fd
         holder = self._record(fd)
         gone = None
@@ -409,18 +437,35 @@ class _FileLock:
                 self.fd = None
                 raise _locked(str(self.layout.base), holder, str(self.path))
             gone = dict(holder, reason=reason)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(_holder(version)).encode("utf-8"), 0)
-        os.fsync(fd)
+        try:
+            self._write(fd, _holder(version))
+        except BaseException:
+            self.release()  # never keep a locked descriptor whose record could not be written
+            raise
         return gone
 
-    def release(self) -> None:
+    @staticmethod
+    def _write(fd: int, record: dict) -> None:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
+        with contextlib.suppress(OSError):  # the record is for messages; the kernel's lock is what excludes
+            os.fsync(fd)
+
+    def release(self, restore: dict | None = None) -> None:
+        """Free the lock (and remove the file); ``restore``: write that (stale) record back and keep the file, so
+        the next holder still learns what the dead build left (a dry run only looked)."""
         if self.fd is None:
             return
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)  # while still locked: whoever opened it meanwhile opens it again (_open_locked)
-        os.close(self.fd)
-        self.fd = None
+        try:
+            if restore is not None:
+                with contextlib.suppress(OSError):
+                    self._write(self.fd, restore)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path)  # while still locked: whoever opened it meanwhile opens it again
+        finally:
+            os.close(self.fd)
+            self.fd = None
 
 
 _NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
@@ -452,12 +497,13 @@ def _acquire(layout: L.BaseLayout, version: str):
 
 
 @contextlib.contextmanager
-def hold_build_lock(layout: L.BaseLayout, version: str, sweep: bool = True):
-    """Hold the base's build lock while a step writes into it (nested holds in one process are one hold). On
+def hold_build_lock(layout: L.BaseLayout, version: str, sweep: bool = True, look_only: bool = False):
+    """Hold the base's build lock while a step writes into it (nested holds in one thread are one hold). On
     taking it, sweep what killed builds left (:func:`sweep_leftovers`), all but ``version``'s own staging; with
     ``sweep=False`` (``qabase gc``, which shows what it removes) the lock's ``gone`` says whose stale lock was
-    taken over. BuildLockedError when another build holds it."""
-    key = layout.url or str(layout.base.resolve())
+    taken over. ``look_only`` (a dry run): a stale record taken over is put back on release, so the next holder
+    still sweeps what that build left. BuildLockedError when another build holds it."""
+    key = (layout.url or str(layout.base.resolve()), threading.get_ident())
     if key in _HELD:
         yield _HELD[key]
         return
@@ -473,7 +519,10 @@ def hold_build_lock(layout: L.BaseLayout, version: str, sweep: bool = True):
         yield lock
     finally:
         del _HELD[key]
-        lock.release()
+        if look_only and gone:
+            lock.release(restore={k: v for k, v in gone.items() if k != "reason"})
+        else:
+            lock.release()
 
 
 def stale_staging_reason(layout: L.BaseLayout, version: str, dead_version: str | None) -> str | None:

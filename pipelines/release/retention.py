@@ -124,7 +124,7 @@ def plan_leftovers(layout: BaseLayout, dead_version: str | None, keep: str | Non
         items.append(Item("version", dead_version, "its build stopped before latest named it",
                           _size(layout, dead_version)))
     readers = layout.base / L.READERS_DIR
-    if not layout.remote and readers.is_dir():
+    if readers.is_dir():  # a base on a store: the leases of its local mirror
         present = set(layout.published_versions())
         items += [Item("reader lease", p.name, "its version is gone", 0) for p in sorted(readers.glob("*.lock"))
                   if p.name[:-len(".lock")] not in present]
@@ -135,8 +135,15 @@ def make_plan(layout: BaseLayout, policy: RetentionConfig, dead_version: str | N
               keep: str | None = None) -> Plan:
     old, kept = plan_versions(layout, policy.keep_versions, keep)
     leftovers = plan_leftovers(layout, dead_version, keep)
-    seen = {i.name for i in leftovers if i.kind == "version"}
-    return Plan(leftovers + [i for i in old if i.name not in seen] + plan_failed(layout, policy.keep_failed), kept)
+    seen = {i.name for i in leftovers if i.kind == "version"}  # a dead build's version: removed, whatever its age
+    return Plan(leftovers + [i for i in old if i.name not in seen] + plan_failed(layout, policy.keep_failed),
+                [i for i in kept if i.name not in seen])
+
+
+def _rmtree(path: Path) -> None:
+    """Remove a folder, saying so when it cannot (never counted as removed then)."""
+    if path.exists():
+        shutil.rmtree(path)
 
 
 def _remove(layout: BaseLayout, item: Item) -> None:
@@ -144,12 +151,12 @@ def _remove(layout: BaseLayout, item: Item) -> None:
         with exclusive_for_delete(layout, item.name):  # VersionInUse: a service leased it since the plan
             if layout.remote:
                 L.delete_tree(layout.version_url(item.name))
-            shutil.rmtree(layout.version(item.name), ignore_errors=True)  # the folder, or a store's local copy
+            _rmtree(layout.version(item.name))  # the folder, or a store's local copy
             drop_reader_lock(layout, item.name)
     elif item.kind == "failed report":
         if layout.remote:
             L.delete_tree(layout.failed_url(item.name))
-        shutil.rmtree(layout.failed(item.name), ignore_errors=True)
+        _rmtree(layout.failed(item.name))
     elif item.kind == "staging":
         Publisher(layout.url or layout.base, item.name).abort()
     elif item.kind == "latest link":
@@ -171,6 +178,9 @@ def apply_plan(layout: BaseLayout, plan: Plan) -> list[Item]:
             _remove(layout, item)
         except VersionInUse as exc:
             LOG.warning("kept version %s: %s", item.name, exc)
+            continue
+        except (OSError, QabaseError) as exc:  # one item that cannot go stops none of the others
+            LOG.warning("could not remove %s %s (%s); remove it by hand", item.kind, item.name, exc)
             continue
         LOG.info("removed %s %s (%s)", item.kind, item.name, item.why)
         removed.append(item)
@@ -234,7 +244,7 @@ def gc(base: str, keep: int | None = None, keep_failed: int | None = None, dry_r
         if value is not None and value < 0:
             raise QabaseError(f"usage: {flag} must be 0 (keep all) or positive, got {value}")
     policy = _policy(layout, keep, keep_failed)
-    with hold_build_lock(layout, GC_VERSION, sweep=False) as lock:
+    with hold_build_lock(layout, GC_VERSION, sweep=False, look_only=dry_run) as lock:
         plan = make_plan(layout, policy, dead_version=(getattr(lock, "gone", None) or {}).get("version"))
         if dry_run:
             return plan
@@ -258,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder that cannot be read or changed: one line, as every qabase error
+        print(f"error: gc: {exc.filename or args.base}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(format_plan(plan, args.dry_run))
     return 0
 

@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import fake_store
 import pyarrow.parquet as pq
 import pytest
 from fake_models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
@@ -442,14 +441,6 @@ def test_a_rerun_after_a_kill_after_the_swap_writes_the_missing_report(published
 # --- a base on an object store: a best-effort lock object ----------------------------------------------------------
 
 BASE = "mem://bucket/safety"
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    fake_store.reset()
-    monkeypatch.setenv("QABASE_CACHE_DIR", str(tmp_path / "cache"))
-    yield fake_store
-    fake_store.reset()
 
 
 def _lock_object(pid: int, host: str, since: str, version: str = "20250101T000000000Z") -> bytes:

@@ -35,15 +35,6 @@ def _inputs(fixtures):
     return [str(fixtures / "tiny.jsonl"), str(fixtures / "bad.jsonl"), str(fixtures / "pairs.csv")]
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    """An empty store; the local mirror of remote bases in tmp_path/cache (empty: as on a fresh machine)."""
-    fake_store.reset()
-    monkeypatch.setenv("QABASE_CACHE_DIR", str(tmp_path / "cache"))
-    yield fake_store
-    fake_store.reset()
-
-
 @pytest.fixture(scope="module")
 def first_build(tmp_path_factory):
     """One build to the store (with Data Docs: nested files), and the store as it left it."""

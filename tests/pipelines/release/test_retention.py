@@ -199,3 +199,70 @@ def test_a_serving_live_base_holds_its_version_until_it_serves_the_next(built, t
     plan = retention.gc(str(base), keep=1)
     assert sorted(i.name for i in plan.remove) == OLD and _versions(base) == [live]
     assert served.current()[2] == live
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_dry_run_leaves_a_dead_build_s_record_for_the_gc_that_follows(built, tmp_path, capsys):
+    """A killed build's record names the version it had moved into place; a dry run shows it once (not also as
+    kept) and puts the record back, so the real gc still removes it."""
+    import socket
+
+    base, live = _with_history(built, tmp_path)
+    dead = OLD[4]  # as if a killed build had renamed it into versions/ before the swap
+    (base / LOCK_FILE).write_text(json.dumps({"pid": _dead_pid(), "host": socket.gethostname(),
+                                              "since": "2025-01-05T00:00:00", "version": dead}))  # no offset
+    plan = retention.gc(str(base), keep=10, dry_run=True)
+    assert [(i.name, i.why) for i in plan.remove] == [(dead, "its build stopped before latest named it")]
+    assert dead not in [i.name for i in plan.keep]
+    assert json.loads((base / LOCK_FILE).read_text())["version"] == dead and dead in _versions(base)
+    assert [i.name for i in retention.gc(str(base), keep=10).remove] == [dead]
+    assert dead not in _versions(base) and not (base / LOCK_FILE).exists()
+
+
+def test_another_thread_of_the_process_is_another_build(built, tmp_path):
+    """Nested holds in one thread are one hold; a second thread must wait its turn like another process."""
+    import threading
+
+    from pipelines.release.publish import hold_build_lock
+    from schemas.errors import BuildLockedError
+
+    base, _ = _with_history(built, tmp_path)
+    layout, seen = BaseLayout(base), []
+
+    def other():
+        try:
+            with hold_build_lock(layout, "other", sweep=False):
+                seen.append("got it")
+        except BuildLockedError as exc:
+            seen.append(str(exc))
+
+    with hold_build_lock(layout, "mine", sweep=False):
+        with hold_build_lock(layout, "mine", sweep=False):  # nested: the same hold
+            thread = threading.Thread(target=other)
+            thread.start()
+            thread.join()
+    assert len(seen) == 1 and seen[0].startswith("another build is running in")
+    assert "delete" not in seen[0]  # the kernel says its holder is alive: nothing to delete by hand
+
+
+def test_a_service_given_the_latest_link_leases_the_real_version_and_follows_latest(built, tmp_path, monkeypatch):
+    import models.registry
+    from fake_models import HashEmbedder
+
+    from indexes.serve import LiveBase
+
+    monkeypatch.setattr(models.registry, "load_embedder", lambda spec, **kw: HashEmbedder())
+    base, live = _with_history(built, tmp_path)
+    served = LiveBase(base / LATEST)
+    assert served.current()[2] == live and (base / READERS_DIR / f"{live}.lock").is_file()
+    assert not list((base / "versions" / live).glob(".readers"))  # never inside a published version
+    BaseLayout(base).point_latest(OLD[3])
+    assert served.current()[2] == OLD[3]  # followed latest
+    assert [i.why for i in retention.gc(str(base), keep=1, dry_run=True).keep if i.name == OLD[3]] == ["latest"]
+    # the version served before gave its lease back: nothing is kept for being served any more
+    assert not any(i.why.startswith("served") for i in retention.gc(str(base), keep=1, dry_run=True).keep)
