@@ -42,6 +42,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def store(tmp_path, monkeypatch):
+    """An empty ``mem://`` store (tests/pipelines/fake_store.py, which registers the scheme with Beam); the local
+    mirror of remote bases in tmp_path/cache (empty: as on a fresh machine)."""
+    import fake_store
+
+    fake_store.reset()
+    monkeypatch.setenv("QABASE_CACHE_DIR", str(tmp_path / "cache"))
+    yield fake_store
+    fake_store.reset()
+
+
+@pytest.fixture
 def tmp_base(tmp_path) -> Path:
     base = tmp_path / "base"
     yield base
