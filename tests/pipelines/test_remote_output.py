@@ -240,3 +240,34 @@ def test_the_daily_steps_may_run_on_different_machines(fixtures, built, store, t
     machine("d")
     assert report_version(BASE, staged.version) == f"{BASE}/versions/{staged.version}/report.html"
     assert b"Eiffel" in store.OBJECTS[f"{BASE}/versions/{staged.version}/report.html"]
+
+
+def test_retention_and_gc_on_a_store(built, store, capsys):
+    """A base on a store: older versions (every object under their prefix) and old refused reports go, LATEST's
+    version and the newest stay; a dry run deletes no object."""
+    import json as _json
+
+    from pipelines import cli
+
+    live = built.version
+    prefix = f"{BASE}/versions/{live}/"
+    old = ["20250101T000000000Z", "20250102T000000000Z"]
+    for i, version in enumerate(old):
+        for key, data in list(store.OBJECTS.items()):
+            if key.startswith(prefix):
+                if key.endswith("/manifest.json"):
+                    manifest = _json.loads(data)
+                    manifest.update(version=version, created=f"2025-01-0{i + 1}T00:00:00+00:00")
+                    data = _json.dumps(manifest).encode()
+                store.OBJECTS[f"{BASE}/versions/{version}/{key[len(prefix):]}"] = data
+        store.OBJECTS[f"{BASE}/failed/{version}/report.html"] = b"<html></html>"
+    before = dict(store.OBJECTS)
+    assert cli.main(["gc", "--base", BASE, "--keep", "2", "--keep-failed", "1", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert store.OBJECTS == before
+    assert f"would remove  version        {old[0]}" in out and f"would remove  failed report  {old[0]}" in out
+    assert cli.main(["gc", "--base", BASE, "--keep", "2", "--keep-failed", "1"]) == 0
+    versions = {k[len(f"{BASE}/versions/"):].split("/", 1)[0] for k in store.OBJECTS if k.startswith(f"{BASE}/versions/")}
+    assert versions == {live, old[1]} and _latest() == live
+    assert not [k for k in store.OBJECTS if f"/{old[0]}/" in k]
+    assert f"{BASE}/failed/{old[1]}/report.html" in store.OBJECTS
