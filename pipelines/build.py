@@ -34,7 +34,7 @@ from models.registry import ModelFactory, RegistryModels, config_from_dict
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
 from pipelines.release.publish import Publisher, hold_build_lock
-from pipelines.release.retention import apply_retention
+from pipelines.release.retention import apply_retention, retention_policy
 from pipelines.runners import runner_args, runner_name
 from pipelines.stages.counters import cache_counts, stage_metrics
 from pipelines.stages.read import expand_inputs
@@ -413,8 +413,7 @@ def publish_version(output: str | Path, version: str) -> Path:
 
 def _retention_of(version_dir: Path) -> RetentionConfig:
     """The retention policy a published version's config asked for."""
-    manifest = json.loads((version_dir / MANIFEST).read_text(encoding="utf-8"))
-    return config_from_dict(manifest["config"]).retention
+    return retention_policy(json.loads((version_dir / MANIFEST).read_text(encoding="utf-8")))
 
 
 def report_version(output: str | Path, version: str, manifest: dict | None = None) -> str:

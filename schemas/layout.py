@@ -258,6 +258,19 @@ class BaseLayout:
             return bool(list_tree(self.version_url(version)))
         return self.version(version).is_dir()
 
+    def read_manifest(self, version: str) -> dict:
+        """A version's manifest (``versions/<version>/manifest.json``, in the store for a base on one); a
+        missing one is OSError/StoreError, one that is not a JSON object BaseIntegrityError."""
+        raw = read_bytes(join(self.version_url(version), MANIFEST)) if self.url \
+            else (self.version(version) / MANIFEST).read_bytes()
+        try:
+            manifest = json.loads(raw.decode("utf-8"))
+        except ValueError as exc:
+            raise BaseIntegrityError(f"base: the manifest of version {version} is not JSON ({exc})") from None
+        if not isinstance(manifest, dict):
+            raise BaseIntegrityError(f"base: the manifest of version {version} is not a JSON object")
+        return manifest
+
     def reader_lock(self, version: str) -> Path:
         """The lock file services hold (shared) while serving ``version`` (a local base; schemas.leases)."""
         return self.base / READERS_DIR / f"{version}.lock"

@@ -539,23 +539,13 @@ def stale_staging_reason(layout: L.BaseLayout, version: str, dead_version: str |
 
 def sweep_leftovers(layout: L.BaseLayout, dead_version: str | None = None, keep: str | None = None) -> None:
     """Remove what killed builds left in a base: staging folders whose build is gone, ``.latest-<v>`` links of
-    a swap cut short, and ``dead_version`` (the version a build whose stale lock was taken over was building)
-    when it reached ``versions/`` but latest never named it. Only while holding the lock: then no other build is
-    in its pipeline or its swap."""
-    for link in layout.latest_links():
-        LOG.info("removing %s, left by a swap of latest cut short", link)
-        link.unlink()
-    target = layout.url or layout.base
-    for version in layout.staged_versions():
-        why = None if version == keep else stale_staging_reason(layout, version, dead_version)
-        if why:
-            LOG.warning("removing the staging folder of version %s: %s", version, why)
-            Publisher(target, version).abort()
-    if not dead_version or dead_version == keep or dead_version == layout.current_version():
-        return
-    if layout.holds_version(dead_version):
-        LOG.warning("removing the never published version %s: its build stopped before latest named it",
-                    dead_version)
-        if layout.remote:
-            L.delete_tree(layout.version_url(dead_version))
-        shutil.rmtree(layout.version(dead_version), ignore_errors=True)
+    a swap cut short, ``dead_version`` (the version a build whose stale lock was taken over was building) when
+    it reached ``versions/`` but latest never named it, and lease files of versions no longer there. Only while
+    holding the lock: then no other build is in its pipeline or its swap. One list of leftovers and one way of
+    removing them, shared with ``qabase gc`` (pipelines.release.retention): what cannot be removed is said in
+    the log and left for the next sweep, never silently skipped."""
+    from pipelines.release import retention  # retention builds on this module: imported when sweeping
+
+    # a warning: a build was killed, somebody may want to know why
+    retention.apply_plan(layout, retention.Plan(retention.plan_leftovers(layout, dead_version, keep), []),
+                         level=logging.WARNING)

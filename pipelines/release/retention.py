@@ -16,7 +16,6 @@ policy right after it moves ``latest`` (``retention.keep_versions`` / ``keep_fai
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import shutil
 import sys
@@ -27,7 +26,7 @@ from pipelines.release.publish import Publisher, hold_build_lock, stale_staging_
 from schemas import layout as L
 from schemas.config import RetentionConfig
 from schemas.errors import QabaseError
-from schemas.layout import MANIFEST, BaseLayout
+from schemas.layout import BaseLayout
 from schemas.leases import VersionInUse, drop_reader_lock, exclusive_for_delete, version_served
 
 LOG = logging.getLogger("qabase.retention")
@@ -66,10 +65,8 @@ def _local_size(path: Path) -> int | None:
 def _built_at(layout: BaseLayout, version: str) -> str:
     """When a version was built (its manifest's ``created``); the id's own time, or '' when neither tells."""
     try:
-        raw = (L.read_bytes(L.join(layout.version_url(version), MANIFEST)) if layout.remote
-               else (layout.version(version) / MANIFEST).read_bytes())
-        created = json.loads(raw.decode("utf-8")).get("created")
-    except (OSError, ValueError, AttributeError, QabaseError):
+        created = layout.read_manifest(version).get("created")
+    except (OSError, QabaseError):
         created = None
     if isinstance(created, str) and created:
         return created
@@ -111,8 +108,9 @@ def plan_failed(layout: BaseLayout, keep_failed: int) -> list[Item]:
 
 
 def plan_leftovers(layout: BaseLayout, dead_version: str | None, keep: str | None) -> list[Item]:
-    """What killed builds left (see pipelines.release.publish.sweep_leftovers), and stale lease files. Only
-    meaningful while holding the build lock."""
+    """What killed builds left, and stale lease files: the one list both the sweep of whoever takes the build
+    lock (pipelines.release.publish.sweep_leftovers) and ``qabase gc`` remove. Only meaningful while holding
+    the build lock."""
     items = [Item("latest link", link.name, "left by a swap of latest cut short", 0) for link in layout.latest_links()]
     for version in layout.staged_versions():
         why = None if version == keep else stale_staging_reason(layout, version, dead_version)
@@ -121,7 +119,7 @@ def plan_leftovers(layout: BaseLayout, dead_version: str | None, keep: str | Non
                               None if layout.remote else _local_size(layout.staging(version))))
     if dead_version and dead_version not in (keep, layout.current_version()) \
             and layout.holds_version(dead_version):
-        items.append(Item("version", dead_version, "its build stopped before latest named it",
+        items.append(Item("version", dead_version, "never published: its build stopped before latest named it",
                           _size(layout, dead_version)))
     readers = layout.base / L.READERS_DIR
     if readers.is_dir():  # a base on a store: the leases of its local mirror
@@ -169,9 +167,9 @@ def _remove(layout: BaseLayout, item: Item) -> None:
         raise ValueError(f"unknown kind of item {item.kind!r}")
 
 
-def apply_plan(layout: BaseLayout, plan: Plan) -> list[Item]:
-    """Remove what the plan says (under the build lock); returns what was removed. A version a service leased
-    since the plan stays, said in the log."""
+def apply_plan(layout: BaseLayout, plan: Plan, level: int = logging.INFO) -> list[Item]:
+    """Remove what the plan says (under the build lock); returns what was removed, each said in the log at
+    ``level``. A version a service leased since the plan stays, said in the log."""
     removed = []
     for item in plan.remove:
         try:
@@ -182,7 +180,7 @@ def apply_plan(layout: BaseLayout, plan: Plan) -> list[Item]:
         except (OSError, QabaseError) as exc:  # one item that cannot go stops none of the others
             LOG.warning("could not remove %s %s (%s); remove it by hand", item.kind, item.name, exc)
             continue
-        LOG.info("removed %s %s (%s)", item.kind, item.name, item.why)
+        LOG.log(level, "removed %s %s (%s)", item.kind, item.name, item.why)
         removed.append(item)
     return removed
 
@@ -198,18 +196,26 @@ def apply_retention(output: str | Path, policy: RetentionConfig, published: str)
         return []
 
 
+def retention_policy(manifest: dict) -> RetentionConfig:
+    """The retention policy a published version's config asked for (the defaults where it says nothing, or
+    nothing readable: a base built before retention)."""
+    section = (manifest.get("config") or {}).get("retention") or {}
+    base = RetentionConfig()
+    try:
+        return RetentionConfig(int(section.get("keep_versions", base.keep_versions)),
+                               int(section.get("keep_failed", base.keep_failed)))
+    except (AttributeError, TypeError, ValueError):
+        return base
+
+
 def _policy(layout: BaseLayout, keep: int | None, keep_failed: int | None) -> RetentionConfig:
     """The command line's numbers, else the latest version's config, else the defaults."""
     base = RetentionConfig()
     latest = layout.current_version()
     if latest:
         try:
-            raw = (L.read_bytes(L.join(layout.version_url(latest), MANIFEST)) if layout.remote
-                   else (layout.version(latest) / MANIFEST).read_bytes())
-            section = json.loads(raw.decode("utf-8")).get("config", {}).get("retention", {})
-            base = RetentionConfig(int(section.get("keep_versions", base.keep_versions)),
-                                   int(section.get("keep_failed", base.keep_failed)))
-        except (OSError, ValueError, AttributeError, TypeError, QabaseError):
+            base = retention_policy(layout.read_manifest(latest))
+        except (OSError, QabaseError):
             pass
     return RetentionConfig(base.keep_versions if keep is None else keep,
                            base.keep_failed if keep_failed is None else keep_failed)

@@ -1,5 +1,5 @@
-"""The opt-in reranker (indexes/rerank.py): features, the shipped parameters, the listwise fit, and
-QuestionRetriever(rerank=...) on a tiny base (the default reranks Chinese queries, fuses English ones)."""
+"""The reranker (indexes/rerank.py): features, the shipped parameters, the English blend, the listwise fit, and
+QuestionRetriever(rerank=...) on a tiny base (the default reranks both spaces where the embedders match)."""
 
 import json
 
@@ -24,7 +24,10 @@ def test_shipped_parameters_load_and_match_the_features():
     assert rr.digest(p) == rr.digest(json.loads(json.dumps(p)))
     assert len(rr.digest(p)) == 12
     # pinned: a refit (benchmarks/retrieval_quality.py --fit-rerank) changes it on purpose, an edit by accident
-    assert rr.digest(p) == "44ed2918253d"
+    assert rr.digest(p) == "83c796ece586"
+    # English: a blend of the two cosines whose weights sum to 1, so a hit's score is a cosine
+    en = p["spaces"]["en"]
+    assert en["output"] == "cosine" and sum(en["weights"]) == pytest.approx(1.0) and min(en["weights"]) > 0
 
 
 def test_parameters_of_other_features_are_refused(tmp_path):
@@ -51,6 +54,13 @@ def test_english_features_and_ranking_weigh_both_cosines():
     assert 0 < ranked[1][1] < ranked[0][1] < 1
     only_first = {"mean": [0, 0], "scale": [1, 1], "weights": [1.0, 0.0]}
     assert [r for r, _ in rr.rank(only_first, rows, x, 3)] == [0, 1, 2]
+    # the blend ranks alike and scores with the blended cosine itself
+    b = rr.blend(1.5)
+    assert b["weights"] == [0.4, 0.6]
+    ranked = rr.rank(b, rows, x, 3)
+    assert [r for r, _ in ranked] == [1, 0, 2]
+    assert [s for _, s in ranked] == pytest.approx([0.4 * 0.79 + 0.6 * 0.95, 0.4 * 0.80 + 0.6 * 0.90,
+                                                    0.4 * 0.50 + 0.6 * 0.90])
 
 
 def test_chinese_features_use_the_best_forms_character_overlap():
@@ -99,7 +109,7 @@ def test_retriever_reranks_only_when_asked_and_when_the_embedders_match():
     params = {"n_candidates": 20, "spaces": {"en": {"features": rr.FEATURES["en"], "embedder": "en-test",
                                                     "other_embedder": "other-test", "mean": [0, 0],
                                                     "scale": [1, 1], "weights": [1.0, 1.0]}}}
-    fused = QuestionRetriever(base)  # default: English is fused (only Chinese is reranked)
+    fused = QuestionRetriever(base, rerank="zh")  # Chinese only: English queries are fused
     assert fused.rerank_space("q one") is None
     assert QuestionRetriever(base, rerank=False).rerank is None
     assert [h.question for h in fused.search("q one", 2)] == [qs[1], qs[0]]
@@ -122,6 +132,53 @@ def test_rerank_true_loads_the_shipped_parameters():
     base = memory_base(["a question"], HashEmbedder())
     assert QuestionRetriever(base, rerank=True).rerank == rr.load_params()
     assert QuestionRetriever(base, mode="dense", rerank=True).rerank is None
-    # the default reranks Chinese queries only
-    assert set(QuestionRetriever(base).rerank["spaces"]) == {"zh"}
-    assert set(QuestionRetriever(base, rerank="en,zh").rerank["spaces"]) == {"en", "zh"}
+    # the default reranks both spaces; "zh" Chinese queries only
+    assert set(QuestionRetriever(base).rerank["spaces"]) == {"en", "zh"}
+    assert set(QuestionRetriever(base, rerank="zh").rerank["spaces"]) == {"zh"}
+
+
+class Slow(TwoWay):
+    """Records how many embeddings of any Slow model run at once."""
+
+    running = 0
+    most = 0
+    guard = __import__("threading").Lock()
+
+    def embed(self, texts):
+        import time
+
+        with Slow.guard:
+            Slow.running += 1
+            Slow.most = max(Slow.most, Slow.running)
+        time.sleep(0.05)
+        with Slow.guard:
+            Slow.running -= 1
+        return super().embed(texts)
+
+
+def test_an_english_querys_two_embeddings_run_at_once_and_give_the_sequential_result():
+    qs = ["reset my password", "change the card pin"]
+    s = np.sqrt(0.5)
+    table_en = {"q one": [1.0, 0.0], qs[0]: [0.6, 0.8], qs[1]: [0.7, 0.71]}
+    table_other = {"q one": [1.0, 0.0], qs[0]: [1.0, 0.0], qs[1]: [s, s]}
+    params = {"n_candidates": 20, "spaces": {"en": {"features": rr.FEATURES["en"], "embedder": "en-test",
+                                                    "other_embedder": "other-test", **rr.blend(1.0)}}}
+    base = memory_base(qs, Slow("other-test", table_other), space_embedders={"en": Slow("en-test", table_en)})
+    Slow.most = 0
+    hits = QuestionRetriever(base, rerank=params).search("q one", 2)
+    assert Slow.most == 2  # the second embedder ran beside the first
+    # the same ranking and scores as one model after the other: (cos + other) / 2
+    assert [h.question for h in hits] == [qs[0], qs[1]]
+    assert [h.score for h in hits] == pytest.approx([(0.6 + 1.0) / 2, (0.7 + s) / 2], abs=1e-5)
+    # one model never runs two batches at once
+    same = Slow("one-model", table_other)
+    shared = memory_base(qs, same, space_embedders={"en": same})
+    Slow.most = 0
+    import threading
+
+    threads = [threading.Thread(target=shared.embed, args=(["q one"], sp)) for sp in ("en", None, "en")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert Slow.most == 1

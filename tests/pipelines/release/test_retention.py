@@ -217,7 +217,7 @@ def test_a_dry_run_leaves_a_dead_build_s_record_for_the_gc_that_follows(built, t
     (base / LOCK_FILE).write_text(json.dumps({"pid": _dead_pid(), "host": socket.gethostname(),
                                               "since": "2025-01-05T00:00:00", "version": dead}))  # no offset
     plan = retention.gc(str(base), keep=10, dry_run=True)
-    assert [(i.name, i.why) for i in plan.remove] == [(dead, "its build stopped before latest named it")]
+    assert [(i.name, i.why) for i in plan.remove] == [(dead, "never published: its build stopped before latest named it")]
     assert dead not in [i.name for i in plan.keep]
     assert json.loads((base / LOCK_FILE).read_text())["version"] == dead and dead in _versions(base)
     assert [i.name for i in retention.gc(str(base), keep=10).remove] == [dead]
