@@ -56,16 +56,44 @@ class SpaceTable(NamedTuple):
 
 def space_tables(points: list[tuple]) -> dict[str, SpaceTable]:
     """(space, key, text, vector, answer signature) points -> a :class:`SpaceTable` per space."""
-    by_space: dict[str, list] = defaultdict(list)
-    for sp, key, text, vec, sig in points:
-        by_space[sp].append((key, text, vec, sig))
-    out = {}
-    for sp, rows in by_space.items():
-        rows.sort(key=lambda r: r[0])
-        out[sp] = SpaceTable([r[0] for r in rows], [r[1] for r in rows],
-                             np.ascontiguousarray(np.stack([r[2] for r in rows]), dtype=np.float32),
-                             [r[3] for r in rows])
-    return out
+    fn = SpaceTablesFn()
+    return fn.extract_output(fn.add_inputs(fn.create_accumulator(), points))
+
+
+class SpaceTablesFn(beam.CombineFn):
+    """Points -> {space: SpaceTable}. The accumulator keeps each vector as raw float32 bytes beside plain lists
+    (not a numpy object per point): at a million rows the table of every distinct question is built,
+    encoded for the side input and decoded again, and per-point arrays cost several times their data."""
+
+    def create_accumulator(self):
+        return {}
+
+    def add_input(self, acc, point):
+        sp, key, text, vec, sig = point
+        keys, texts, vecs, sigs = acc.setdefault(sp, ([], [], [], []))
+        keys.append(key)
+        texts.append(text)
+        vecs.append(np.asarray(vec, dtype=np.float32).tobytes())
+        sigs.append(sig)
+        return acc
+
+    def merge_accumulators(self, accs):
+        out: dict = {}
+        for acc in accs:
+            for sp, cols in acc.items():
+                for mine, theirs in zip(out.setdefault(sp, ([], [], [], [])), cols):
+                    mine.extend(theirs)
+        return out
+
+    def extract_output(self, acc):
+        out = {}
+        for sp, (keys, texts, vecs, sigs) in acc.items():
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+            dim = len(vecs[0]) // 4
+            mat = np.frombuffer(b"".join(vecs[i] for i in order), dtype=np.float32).reshape(len(order), dim)
+            out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], mat.copy(),
+                                 [sigs[i] for i in order])
+        return out
 
 
 def knn_index(vectors: np.ndarray):
@@ -85,15 +113,17 @@ def knn_index(vectors: np.ndarray):
     return index
 
 
-def neighbour_candidates(table: SpaceTable, index, queries: list[tuple], k: int, min_cos: float) -> list[tuple]:
-    """(key a, key b, text a, text b, cosine, answers a, answers b) with a < b for each query's neighbours at or
-    above ``min_cos``."""
-    if not queries:
+def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_cos: float) -> list[tuple]:
+    """(key a, key b, text a, text b, cosine, answers a, answers b) with a < b for the neighbours at or above
+    ``min_cos`` of the table's rows ``rows`` (the queries are the table's own questions: their vectors come
+    from it, so nothing but keys travels to the search)."""
+    if not rows:
         return []
-    qv = np.ascontiguousarray(np.stack([q[3] for q in queries]), dtype=np.float32)
+    qv = np.ascontiguousarray(table.vectors[np.asarray(rows, dtype=np.int64)])
     scores, ids = index.search(qv, min(k + 1, len(table.keys)))
     out = []
-    for (_, key, text, _, sig), srow, irow in zip(queries, scores, ids):
+    for i, srow, irow in zip(rows, scores, ids):
+        key, text, sig = table.keys[i], table.texts[i], table.answers[i]
         for s, j in zip(srow, irow):
             if j < 0 or s < min_cos:
                 continue
@@ -210,8 +240,8 @@ def merged_into_reason(entry: Entry, member: ScoredQuestion) -> str | None:
 # --- Beam -------------------------------------------------------------------------------------------
 
 class SpaceVectorHandler(MeteredHandler):
-    """ScoredQuestion -> (ScoredQuestion, space, its vector in that space): the vector from scoring when the
-    same embedder made it there, else embedded now (or served by the vector cache)."""
+    """ScoredQuestion -> (ScoredQuestion without vectors, space, its vector in that space): the vector from
+    scoring when the same embedder made it there, else embedded now (or served by the vector cache)."""
 
     stage = STAGE
 
@@ -223,7 +253,10 @@ class SpaceVectorHandler(MeteredHandler):
         return ModelBox(self._factory.paraphrase())
 
     def run_inference(self, batch, model, inference_args=None):
-        return self._run(lambda b: with_space_vectors(model.value.embedders, b), batch)
+        # the vector travels once, beside its question: entries go on without vectors (the vector cache
+        # serves the later stages)
+        return self._run(lambda b: [(q._replace(vectors={}), sp, v)
+                                    for q, sp, v in with_space_vectors(model.value.embedders, b)], batch)
 
 
 def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tuple]:
@@ -279,8 +312,8 @@ def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) 
 
 
 class FindPairsFn(beam.DoFn):
-    """Batches of (space, key, text, vector, answer signature) -> judged candidate pairs (judge_candidates).
-    The index over a space is built once per worker."""
+    """Batches of (space, key) -> judged candidate pairs (judge_candidates) of those questions, against the
+    side input's tables (space_tables). The index over a space is built once per worker."""
 
     def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig):
         self._factory = factory
@@ -301,8 +334,9 @@ class FindPairsFn(beam.DoFn):
                 # a side input may come unpickled anew per bundle: know the table by its content
                 ident = (sp, len(table.keys), table.keys[0], table.keys[-1])
                 if self._indexes.get(sp, (None,))[0] != ident:
-                    self._indexes[sp] = (ident, knn_index(table.vectors))
-                cands = neighbour_candidates(table, self._indexes[sp][1], [p for p in batch if p[0] == sp],
+                    self._indexes[sp] = (ident, knn_index(table.vectors), {k: i for i, k in enumerate(table.keys)})
+                _, index, row_of = self._indexes[sp]
+                cands = neighbour_candidates(table, index, [row_of[key] for s, key in batch if s == sp],
                                              self._cfg.neighbours, candidate_cosine(self._judge, self._cfg, sp))
                 out.extend(judge_candidates(self._judge, cands, sp, self._cfg))
         yield from out
@@ -325,11 +359,11 @@ class MergeParaphrases(beam.PTransform):
         if self._cfg.enabled:
             placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch))
             questions = placed | "Questions" >> beam.Map(lambda t: t[0])
-            points = placed | "Points" >> beam.Map(lambda t: (t[1], t[0].key, t[0].question, t[2], t[0].answers))
-            tables = (points
-                      | "AllPoints" >> beam.combiners.ToList()
-                      | "SpaceTables" >> beam.Map(space_tables))
-            pairs = (points
+            tables = (placed
+                      | "Points" >> beam.Map(lambda t: (t[1], t[0].key, t[0].question, t[2], t[0].answers))
+                      | "SpaceTables" >> beam.CombineGlobally(SpaceTablesFn()))
+            pairs = (placed
+                     | "PointKeys" >> beam.Map(lambda t: (t[1], t[0].key))
                      | "PointBatches" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
                      | "FindPairs" >> beam.ParDo(FindPairsFn(self._factory, self._cfg),
                                                  beam.pvalue.AsSingleton(tables))

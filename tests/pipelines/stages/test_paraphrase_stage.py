@@ -15,6 +15,7 @@ from pipelines.stages.paraphrase import (
     judge_candidates,
     merged_into_reason,
     neighbour_candidates,
+    SpaceTablesFn,
     space_tables,
 )
 from pipelines.stages.select import question_rows
@@ -87,12 +88,31 @@ def test_neighbours_come_from_knn_not_all_pairs():
     vecs = emb.embed(texts)
     pts = [("en", t, t, v, ()) for t, v in zip(texts, vecs)]
     table = space_tables(pts)["en"]
-    cands = neighbour_candidates(table, knn_index(table.vectors), pts, k=1, min_cos=0.0)
+    cands = neighbour_candidates(table, knn_index(table.vectors), list(range(len(texts))), k=1, min_cos=0.0)
     assert all(a < b for a, b, *_ in cands)
     assert len({(a, b) for a, b, *_ in cands}) <= len(texts)  # each question's one nearest neighbour
     got = {(a, b) for a, b, *_ in cands}
     assert ("reset my password", "reset the password") in got
-    assert not neighbour_candidates(table, knn_index(table.vectors), pts, k=3, min_cos=1.01)
+    assert not neighbour_candidates(table, knn_index(table.vectors), [0, 1, 2, 3], k=3, min_cos=1.01)
+
+
+def test_space_tables_are_the_same_however_the_points_are_split_and_merged():
+    # the combine runs as partial accumulators per bundle, merged in any order: the tables must not depend on it
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(40, 8)).astype(np.float32)
+    pts = [("zh" if i % 3 == 0 else "en", f"k{(i * 17) % 40:02d}", f"text {i}", vecs[i], ((i, 1),)) for i in range(40)]
+    fn = SpaceTablesFn()
+    parts = [fn.add_inputs(fn.create_accumulator(), pts[a:b]) for a, b in ((25, 40), (0, 10), (10, 25))]
+    merged = fn.extract_output(fn.merge_accumulators(parts))
+    whole = space_tables(pts)
+    assert sorted(merged) == sorted(whole) == ["en", "zh"]
+    for sp, table in whole.items():
+        assert table.keys == sorted(table.keys) == merged[sp].keys
+        assert table.texts == merged[sp].texts and table.answers == merged[sp].answers
+        assert table.vectors.dtype == np.float32 and np.array_equal(table.vectors, merged[sp].vectors)
+        for key, text, vec in zip(table.keys, table.texts, table.vectors):
+            i = int(text.split()[1])
+            assert pts[i][1] == key and np.array_equal(vec, vecs[i])
 
 
 def test_ivf_search_above_the_flat_limit_still_finds_near_duplicates(monkeypatch):
@@ -108,7 +128,7 @@ def test_ivf_search_above_the_flat_limit_still_finds_near_duplicates(monkeypatch
     table = space_tables([("en", k, k, v, ()) for k, v in zip(keys, vecs)])["en"]
     index = knn_index(table.vectors)
     assert type(index).__name__ == "IndexIVFFlat"
-    cands = neighbour_candidates(table, index, [("en", k, k, v, ()) for k, v in zip(keys, vecs)], k=1, min_cos=0.9)
+    cands = neighbour_candidates(table, index, list(range(len(keys))), k=1, min_cos=0.9)
     found = {(a, b) for a, b, *_ in cands}
     assert sum((f"q{i:04d}", f"r{i:04d}") in found for i in range(300)) >= 295
 
