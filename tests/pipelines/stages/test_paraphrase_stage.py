@@ -15,7 +15,6 @@ from pipelines.stages.paraphrase import (
     judge_candidates,
     merged_into_reason,
     neighbour_candidates,
-    SpaceTablesFn,
     space_tables,
 )
 from pipelines.stages.select import question_rows
@@ -96,23 +95,21 @@ def test_neighbours_come_from_knn_not_all_pairs():
     assert not neighbour_candidates(table, knn_index(table.vectors), [0, 1, 2, 3], k=3, min_cos=1.01)
 
 
-def test_space_tables_are_the_same_however_the_points_are_split_and_merged():
-    # the combine runs as partial accumulators per bundle, merged in any order: the tables must not depend on it
+def test_space_tables_sort_each_space_by_key_and_keep_every_vector_exactly():
     rng = np.random.default_rng(1)
     vecs = rng.normal(size=(40, 8)).astype(np.float32)
-    pts = [("zh" if i % 3 == 0 else "en", f"k{(i * 17) % 40:02d}", f"text {i}", vecs[i], ((i, 1),)) for i in range(40)]
-    fn = SpaceTablesFn()
-    parts = [fn.add_inputs(fn.create_accumulator(), pts[a:b]) for a, b in ((25, 40), (0, 10), (10, 25))]
-    merged = fn.extract_output(fn.merge_accumulators(parts))
-    whole = space_tables(pts)
-    assert sorted(merged) == sorted(whole) == ["en", "zh"]
-    for sp, table in whole.items():
-        assert table.keys == sorted(table.keys) == merged[sp].keys
-        assert table.texts == merged[sp].texts and table.answers == merged[sp].answers
-        assert table.vectors.dtype == np.float32 and np.array_equal(table.vectors, merged[sp].vectors)
-        for key, text, vec in zip(table.keys, table.texts, table.vectors):
+    # vectors as arrays or as their float32 bytes (how the stage groups them), in any order
+    pts = [("zh" if i % 3 == 0 else "en", f"k{(i * 17) % 40:02d}", f"text {i}",
+            vecs[i].tobytes() if i % 2 else vecs[i], ((i, 1),)) for i in range(40)]
+    tables = space_tables(iter(pts))
+    assert sorted(tables) == ["en", "zh"]
+    assert sum(len(t.keys) for t in tables.values()) == 40
+    for sp, table in tables.items():
+        assert table.keys == sorted(table.keys)
+        assert table.vectors.dtype == np.float32 and table.vectors.shape == (len(table.keys), 8)
+        for key, text, vec, sig in zip(table.keys, table.texts, table.vectors, table.answers):
             i = int(text.split()[1])
-            assert pts[i][1] == key and np.array_equal(vec, vecs[i])
+            assert pts[i][0] == sp and pts[i][1] == key and sig == ((i, 1),) and np.array_equal(vec, vecs[i])
 
 
 def test_ivf_search_above_the_flat_limit_still_finds_near_duplicates(monkeypatch):
