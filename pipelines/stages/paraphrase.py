@@ -94,24 +94,29 @@ def knn_index(vectors: np.ndarray):
 def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_cos: float) -> list[tuple]:
     """(key a, key b, text a, text b, cosine, answers a, answers b) with a < b for the neighbours at or above
     ``min_cos`` of the table's rows ``rows`` (the queries are the table's own questions: their vectors come
-    from it, so nothing but keys travels to the search)."""
+    from it, so nothing but keys travels to the search).
+
+    FAISS proposes the neighbours; each pair's cosine is then the float64 dot product of its two vectors,
+    not FAISS's score, which moves in the seventh decimal with the shape of the query batch: the judge
+    sees one cosine per pair however the questions were batched."""
     if not rows:
         return []
     qv = np.ascontiguousarray(table.vectors[np.asarray(rows, dtype=np.int64)])
-    scores, ids = index.search(qv, min(k + 1, len(table.keys)))
+    _, ids = index.search(qv, min(k + 1, len(table.keys)))
+    pairs = [(i, int(j)) for i, irow in zip(rows, ids) for j in irow if j >= 0 and j != i]
+    if not pairs:
+        return []
+    left, right = np.asarray(pairs, dtype=np.int64).T
+    cosines = np.einsum("ij,ij->i", table.vectors[left].astype(np.float64), table.vectors[right].astype(np.float64))
     out = []
-    for i, srow, irow in zip(rows, scores, ids):
-        key, text, sig = table.keys[i], table.texts[i], table.answers[i]
-        for s, j in zip(srow, irow):
-            if j < 0 or s < min_cos:
-                continue
-            other = table.keys[j]
-            if other == key:
-                continue
-            if key < other:
-                out.append((key, other, text, table.texts[j], float(s), sig, table.answers[j]))
-            else:
-                out.append((other, key, table.texts[j], text, float(s), table.answers[j], sig))
+    for (i, j), c in zip(pairs, cosines.tolist()):
+        if c < min_cos:
+            continue
+        key, other = table.keys[i], table.keys[j]
+        if key < other:
+            out.append((key, other, table.texts[i], table.texts[j], c, table.answers[i], table.answers[j]))
+        else:
+            out.append((other, key, table.texts[j], table.texts[i], c, table.answers[j], table.answers[i]))
     return out
 
 
