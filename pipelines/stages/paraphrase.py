@@ -26,7 +26,6 @@ The whole stage recomputes from the state every build, so an increment equals a 
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -313,20 +312,21 @@ class SpacePairsFn(beam.DoFn):
     def process(self, element):
         sp, points = element
         meter = StageMeter(STAGE)
-        t0 = time.perf_counter()  # the table's building counts too: the stage's count is known only after it
-        table = space_tables((sp, *p) for p in points).get(sp)
-        n = len(table.keys) if table is not None else 0
-        out = []
-        if n:
-            index = knn_index(table.vectors)
-            min_cos = candidate_cosine(self._judge, self._cfg, sp)
-            for start in range(0, n, self.CHUNK):
-                cands = neighbour_candidates(table, index, list(range(start, min(n, start + self.CHUNK))),
-                                             self._cfg.neighbours, min_cos)
-                out.extend(judge_candidates(self._judge, cands, sp, self._cfg))
-        meter.tick(n, time.perf_counter() - t0)
+        with meter.timing(0):  # building the table and index is the stage's work too
+            table = space_tables((sp, *p) for p in points).get(sp)
+            n = len(table.keys) if table is not None else 0
+            if n:
+                index = knn_index(table.vectors)
+                min_cos = candidate_cosine(self._judge, self._cfg, sp)
+        # one chunk at a time: progress shows during a long space, and a chunk's pairs leave before the next
+        # is judged (timed apart from the downstream work done on them)
+        for start in range(0, n, self.CHUNK):
+            rows = list(range(start, min(n, start + self.CHUNK)))
+            with meter.timing(len(rows)):
+                judged = judge_candidates(self._judge, neighbour_candidates(table, index, rows, self._cfg.neighbours,
+                                                                             min_cos), sp, self._cfg)
+            yield from judged
         meter.done()
-        yield from out
 
 
 class MergeParaphrases(beam.PTransform):
