@@ -8,7 +8,7 @@ the report.
 then writes into the staging prefix in the store, and everything after it runs on a local working copy
 (pipelines.release.publish; the local mirror and its caches: schemas.layout).
 
-Each step that writes into the base holds its build lock (pipelines.release.publish.hold_build_lock; nested
+Each step that writes into the base holds its build lock (pipelines.release.build_lock.hold_build_lock; nested
 in :func:`run_build`, one hold from the stage to the report); a build takes it once it knows it has something
 to build (a rerun with nothing new writes nothing, not even the lock), and then sweeps what killed builds left.
 """
@@ -33,7 +33,8 @@ from indexes.store import enforce_recall_floor
 from models.registry import ModelFactory, RegistryModels, config_from_dict
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
-from pipelines.release.publish import Publisher, hold_build_lock
+from pipelines.release.build_lock import hold_build_lock
+from pipelines.release.publish import Publisher
 from pipelines.release.retention import apply_retention, retention_policy
 from pipelines.runners import runner_args, runner_name
 from pipelines.stages.counters import cache_counts, stage_metrics

@@ -79,7 +79,7 @@ CACHE_DIR = "cache"
 FAILED_DIR = "failed"
 STAGING_PREFIX = ".staging-"
 BEAM_TEMP_PREFIX = "beam-temp-"  # Beam's file sinks write their shards here before renaming them
-LOCK_FILE = ".build.lock"  # the build lock (pipelines.release.publish): a locked file, or an object in a store
+LOCK_FILE = ".build.lock"  # the build lock (pipelines.release.build_lock): a locked file, or an object in a store
 READERS_DIR = ".readers"  # one lock file per version being served (schemas.leases)
 LATEST_LINK_PREFIX = f".{LATEST}-"  # point_latest's new link before it replaces latest (a kill can leave it)
 

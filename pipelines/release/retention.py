@@ -8,7 +8,7 @@ versions, reports of refused versions (``failed/``) beyond the newest ``keep_fai
 build is gone, ``.latest-<v>`` links a cut-short swap left, and lease files of versions no longer there.
 ``keep`` 0 keeps every version (leftovers are still removed).
 
-Everything happens under the base's build lock (pipelines.release.publish.hold_build_lock): while a build runs,
+Everything happens under the base's build lock (pipelines.release.build_lock.hold_build_lock): while a build runs,
 gc refuses with one line (exit 2), and a build never sees a half-removed version. A publish applies the same
 policy right after it moves ``latest`` (``retention.keep_versions`` / ``keep_failed`` of its config).
 """
@@ -17,49 +17,20 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.release.publish import Publisher, hold_build_lock, stale_staging_reason
+from pipelines.release.build_lock import hold_build_lock
+from pipelines.release.leftovers import Item, Plan, apply_plan, local_size, plan_leftovers, version_size
 from schemas import layout as L
 from schemas.config import RetentionConfig
 from schemas.errors import QabaseError
 from schemas.layout import BaseLayout
-from schemas.leases import VersionInUse, drop_reader_lock, exclusive_for_delete, version_served
+from schemas.leases import version_served
 
 LOG = logging.getLogger("qabase.retention")
 
 GC_VERSION = "gc"  # the build lock's holder record names this instead of a version
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing in a base that retention keeps or removes, and why."""
-
-    kind: str  # version, failed report, staging, latest link, reader lease
-    name: str
-    why: str
-    size: int | None  # bytes on the local disk; None where not measured (a store)
-
-
-@dataclass(frozen=True)
-class Plan:
-    remove: list[Item]
-    keep: list[Item]
-
-    @property
-    def freed(self) -> int:
-        return sum(i.size or 0 for i in self.remove)
-
-
-def _local_size(path: Path) -> int | None:
-    if path.is_symlink() or path.is_file():
-        return path.lstat().st_size
-    if not path.is_dir():
-        return None
-    return sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir() or p.is_symlink())
 
 
 def _built_at(layout: BaseLayout, version: str) -> str:
@@ -72,10 +43,6 @@ def _built_at(layout: BaseLayout, version: str) -> str:
         return created
     stamp = L.version_created(version)
     return stamp.isoformat(timespec="seconds") if stamp else ""
-
-
-def _size(layout: BaseLayout, version: str) -> int | None:
-    return None if layout.remote else _local_size(layout.version(version))
 
 
 def plan_versions(layout: BaseLayout, keep_versions: int, keep: str | None = None) -> tuple[list[Item], list[Item]]:
@@ -93,9 +60,10 @@ def plan_versions(layout: BaseLayout, keep_versions: int, keep: str | None = Non
         elif version_served(layout, version):
             why = "served (a service holds its reader lease)"
         else:
-            remove.append(Item("version", version, f"older than the {keep_versions} newest", _size(layout, version)))
+            remove.append(Item("version", version, f"older than the {keep_versions} newest",
+                               version_size(layout, version)))
             continue
-        kept.append(Item("version", version, why, _size(layout, version)))
+        kept.append(Item("version", version, why, version_size(layout, version)))
     return remove, kept
 
 
@@ -104,29 +72,7 @@ def plan_failed(layout: BaseLayout, keep_failed: int) -> list[Item]:
         return []
     old = sorted(layout.failed_versions(), reverse=True)[keep_failed:]
     return [Item("failed report", v, f"older than the {keep_failed} newest refused versions' reports",
-                 None if layout.remote else _local_size(layout.failed(v))) for v in old]
-
-
-def plan_leftovers(layout: BaseLayout, dead_version: str | None, keep: str | None) -> list[Item]:
-    """What killed builds left, and stale lease files: the one list both the sweep of whoever takes the build
-    lock (pipelines.release.publish.sweep_leftovers) and ``qabase gc`` remove. Only meaningful while holding
-    the build lock."""
-    items = [Item("latest link", link.name, "left by a swap of latest cut short", 0) for link in layout.latest_links()]
-    for version in layout.staged_versions():
-        why = None if version == keep else stale_staging_reason(layout, version, dead_version)
-        if why:
-            items.append(Item("staging", version, why,
-                              None if layout.remote else _local_size(layout.staging(version))))
-    if dead_version and dead_version not in (keep, layout.current_version()) \
-            and layout.holds_version(dead_version):
-        items.append(Item("version", dead_version, "never published: its build stopped before latest named it",
-                          _size(layout, dead_version)))
-    readers = layout.base / L.READERS_DIR
-    if readers.is_dir():  # a base on a store: the leases of its local mirror
-        present = set(layout.published_versions())
-        items += [Item("reader lease", p.name, "its version is gone", 0) for p in sorted(readers.glob("*.lock"))
-                  if p.name[:-len(".lock")] not in present]
-    return items
+                 None if layout.remote else local_size(layout.failed(v))) for v in old]
 
 
 def make_plan(layout: BaseLayout, policy: RetentionConfig, dead_version: str | None = None,
@@ -136,53 +82,6 @@ def make_plan(layout: BaseLayout, policy: RetentionConfig, dead_version: str | N
     seen = {i.name for i in leftovers if i.kind == "version"}  # a dead build's version: removed, whatever its age
     return Plan(leftovers + [i for i in old if i.name not in seen] + plan_failed(layout, policy.keep_failed),
                 [i for i in kept if i.name not in seen])
-
-
-def _rmtree(path: Path) -> None:
-    """Remove a folder, saying so when it cannot (never counted as removed then)."""
-    if path.exists():
-        shutil.rmtree(path)
-
-
-def _remove(layout: BaseLayout, item: Item) -> None:
-    if item.kind == "version":
-        with exclusive_for_delete(layout, item.name):  # VersionInUse: a service leased it since the plan
-            if layout.remote:
-                L.delete_tree(layout.version_url(item.name))
-            _rmtree(layout.version(item.name))  # the folder, or a store's local copy
-            drop_reader_lock(layout, item.name)
-    elif item.kind == "failed report":
-        if layout.remote:
-            L.delete_tree(layout.failed_url(item.name))
-        _rmtree(layout.failed(item.name))
-    elif item.kind == "staging":
-        Publisher(layout.url or layout.base, item.name).abort()
-    elif item.kind == "latest link":
-        (layout.base / item.name).unlink(missing_ok=True)
-    elif item.kind == "reader lease":
-        version = item.name[:-len(".lock")]
-        with exclusive_for_delete(layout, version):
-            drop_reader_lock(layout, version)
-    else:
-        raise ValueError(f"unknown kind of item {item.kind!r}")
-
-
-def apply_plan(layout: BaseLayout, plan: Plan, level: int = logging.INFO) -> list[Item]:
-    """Remove what the plan says (under the build lock); returns what was removed, each said in the log at
-    ``level``. A version a service leased since the plan stays, said in the log."""
-    removed = []
-    for item in plan.remove:
-        try:
-            _remove(layout, item)
-        except VersionInUse as exc:
-            LOG.warning("kept version %s: %s", item.name, exc)
-            continue
-        except (OSError, QabaseError) as exc:  # one item that cannot go stops none of the others
-            LOG.warning("could not remove %s %s (%s); remove it by hand", item.kind, item.name, exc)
-            continue
-        LOG.log(level, "removed %s %s (%s)", item.kind, item.name, item.why)
-        removed.append(item)
-    return removed
 
 
 def apply_retention(output: str | Path, policy: RetentionConfig, published: str) -> list[Item]:

@@ -24,7 +24,8 @@ from fake_models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
 from models.registry import ScoringModels, load_config
 from pipelines import build_base
 from pipelines.build import publish_version, run_build, stage_version
-from pipelines.release import publish as publish_mod
+from pipelines.release import leftovers
+from pipelines.release.build_lock import hold_build_lock
 from schemas.errors import BuildLockedError, InputError, PublishError, QabaseError
 from schemas.layout import (
     LATEST,
@@ -156,7 +157,7 @@ def test_a_new_base_from_input_with_no_good_row_is_refused_unless_allowed(tmp_pa
 
 _HOLD_LOCK = """
 import sys, time
-from pipelines.release.publish import hold_build_lock
+from pipelines.release.build_lock import hold_build_lock
 from schemas.layout import BaseLayout
 with hold_build_lock(BaseLayout(sys.argv[1]), "20260101T000000000Z"):
     print("held", flush=True)
@@ -421,8 +422,8 @@ def test_a_staged_version_waiting_for_its_gate_is_kept_until_it_is_stale(publish
     day3 = _logs(tmp_path / "day3.jsonl", [("How deep is the Mariana Trench?", "About 11 km.")])
     run_build([str(day3)], base, _cfg(), factory=FakeModels())
     assert _staging(base) == [f"{STAGING_PREFIX}{staged.version}"]
-    monkeypatch.setattr(publish_mod, "STALE_AFTER_SECONDS", 0.0)
-    with publish_mod.hold_build_lock(BaseLayout(base), new_version_id()):  # what every build does first
+    monkeypatch.setattr(leftovers, "STALE_AFTER_SECONDS", 0.0)
+    with hold_build_lock(BaseLayout(base), new_version_id()):  # what every build does first
         assert _staging(base) == []
 
 
@@ -474,8 +475,8 @@ def test_a_store_lock_names_this_host_s_dead_pid_is_stale(store):
 
 
 def test_version_ids_are_what_the_sweep_dates_staging_by():
-    assert publish_mod.version_age_seconds(new_version_id()) < 5
-    assert publish_mod.version_age_seconds("my-version") is None
+    assert leftovers.version_age_seconds(new_version_id()) < 5
+    assert leftovers.version_age_seconds("my-version") is None
 
 
 def test_ctrl_c_in_any_qabase_command_is_one_line_and_130(monkeypatch, capsys):

@@ -228,7 +228,7 @@ def test_another_thread_of_the_process_is_another_build(built, tmp_path):
     """Nested holds in one thread are one hold; a second thread must wait its turn like another process."""
     import threading
 
-    from pipelines.release.publish import hold_build_lock
+    from pipelines.release.build_lock import hold_build_lock
     from schemas.errors import BuildLockedError
 
     base, _ = _with_history(built, tmp_path)
