@@ -1,4 +1,4 @@
-"""Pure text helpers: normalised keys, scripts and language codes."""
+"""Pure text helpers: normalised keys, scripts and language codes, and widths in terminal columns."""
 
 from __future__ import annotations
 
@@ -209,3 +209,30 @@ def preview(text: str, limit: int) -> str:
 
 def truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+# --- widths in terminal columns (the command-line tools' tables): a wide or full-width character takes two ------
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: East Asian wide and full-width characters (CJK) take two, others one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def pad_to_width(text: str, width: int) -> str:
+    """``text`` left-justified to ``width`` terminal columns (``str.ljust`` counts characters, so a column holding
+    CJK text would slip); text already as wide or wider is returned as it is."""
+    return text + " " * max(width - display_width(text), 0)
+
+
+def clip_to_width(text: str, width: int) -> str:
+    """``text`` in at most ``width`` terminal columns: when it takes ``width`` columns or more, cut to fit in
+    ``width - 1`` and ended with "…" (one column)."""
+    out, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > width - 1:
+            return "".join(out) + "…"
+        out.append(ch)
+        used += w
+    return text

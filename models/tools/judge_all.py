@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from schemas.errors import QabaseError
+from schemas.text import clip_to_width, pad_to_width
 
 
 def read_pairs(path: Path) -> list[tuple[str, str | None]]:
@@ -101,30 +102,14 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     return out
 
 
-def _clip(text: str, width: int) -> str:
-    """At most ``width`` terminal columns (a CJK character takes two), with … when cut."""
-    import unicodedata
-
-    out, used = [], 0
-    for ch in text:
-        w = 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-        if used + w > width - 1:
-            return "".join(out) + "…"
-        out.append(ch)
-        used += w
-    return text
-
-
 def table(rows: list[dict]) -> str:
-    from models.tools.score import _pad
-
-    head = (f"{'lang':<5} {'gec':>5} {'intent':>6} {'time':>5} {'non-ans':>7}  {_pad('question', 34)} "
-            f"{_pad('answer', 30)} verdict")
+    head = (f"{'lang':<5} {'gec':>5} {'intent':>6} {'time':>5} {'non-ans':>7}  {pad_to_width('question', 34)} "
+            f"{pad_to_width('answer', 30)} verdict")
     lines = [head, "-" * 120]
     for r in rows:
         na = "-" if r["non_answer_score"] is None else f"{r['non_answer_score']:.2f}"
         lines.append(f"{r['lang']:<5} {r['gec']:>5.2f} {r['intent']:>6.2f} {r['time_score']:>5.2f} {na:>7}  "
-                     f"{_pad(_clip(r['text'], 32), 34)} {_pad(_clip(r['answer'] or '', 28), 30)} {r['verdict']}")
+                     f"{pad_to_width(clip_to_width(r['text'], 32), 34)} {pad_to_width(clip_to_width(r['answer'] or '', 28), 30)} {r['verdict']}")
     return "\n".join(lines)
 
 

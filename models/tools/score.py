@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import unicodedata
 from pathlib import Path
 
 from models import registry
 from schemas.errors import QabaseError
-from schemas.text import detect_lang, truncate
+from schemas.text import detect_lang, pad_to_width, truncate
 
 # "auto": the defaults per language; lm / seq2seq / classifier take --model-dir
 GEC_BACKENDS = ("auto", *registry.GEC_BACKENDS, "lm", "seq2seq")
@@ -117,16 +116,10 @@ def _why(kind: str, details: dict) -> str:
     return f"margin {details.get('margin', 0):+.3f}/{details.get('scale', 0):.3f}" + (f"; {sig}" if sig else "")
 
 
-def _pad(text: str, width: int) -> str:
-    """Left-justify by display width: CJK characters take two terminal columns."""
-    shown = sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
-    return text + " " * max(width - shown, 0)
-
-
 def table(kind: str, rows: list[dict]) -> str:
-    lines = [f"{'score':>6}  {'lang':<5} {_pad('text', 42)} why", "-" * 100]
+    lines = [f"{'score':>6}  {'lang':<5} {pad_to_width('text', 42)} why", "-" * 100]
     for r in rows:
-        lines.append(f"{r['score']:>6.3f}  {r['lang']:<5} {_pad(truncate(r['text'], 40), 42)} "
+        lines.append(f"{r['score']:>6.3f}  {r['lang']:<5} {pad_to_width(truncate(r['text'], 40), 42)} "
                      f"{_why(kind, r['details'])}")
     return "\n".join(lines)
 

@@ -61,3 +61,31 @@ def test_language_code_of_tags_and_labels():
     assert [language_code(t) for t in ("zh-CN", "zh_TW", "en-US", "FR", "fr-FR", "eng", "French", "ko")] == [
         "zh", "zh", "en", "fr", "fr", "en", "fr", "ko"]
     assert [language_code(t) for t in ("", "  ", "xx", "mixed", None, 3)] == [None] * 6
+
+
+def test_display_width_counts_wide_characters_as_two_columns():
+    from schemas.text import display_width
+
+    assert display_width("") == 0
+    assert display_width("abc") == 3
+    assert display_width("长城") == 4
+    assert display_width("ＡＢ") == 4  # full-width Latin letters are wide too
+    assert display_width("a长b") == 4
+
+
+def test_pad_to_width_aligns_a_column_holding_cjk_text():
+    from schemas.text import pad_to_width
+
+    assert pad_to_width("长城", 6) == "长城  "
+    assert pad_to_width("ab", 6) == "ab    "
+    assert pad_to_width("长城有多长", 6) == "长城有多长"  # wider than the column: as it is, never cut
+
+
+def test_clip_to_width_cuts_at_columns_not_characters():
+    from schemas.text import clip_to_width, display_width
+
+    assert clip_to_width("short", 10) == "short"
+    assert clip_to_width("长城有多长", 6) == "长城…"  # 2 + 2 columns, then the ellipsis: 5 of 6
+    assert clip_to_width("abcdefgh", 6) == "abcde…"
+    assert clip_to_width("abcdef", 6) == "abcde…"  # taking every column: cut, as the tables always did
+    assert all(display_width(clip_to_width("长a城b有c多d长" * 3, w)) <= w for w in range(1, 30))
