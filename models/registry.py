@@ -353,7 +353,8 @@ def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str 
     from models.aggregators.llm import LlmAggregator, make_generator
 
     return _cached(("llm-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: LlmAggregator(
-        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
+        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model, attempts=cfg.llm_attempts,
+                       retry_max_s=cfg.llm_retry_max_seconds, timeout_s=cfg.llm_timeout_seconds),
         embedding_aggregator(models_cfg, cfg, cache_dir),
         cfg.prompt_version))
 

@@ -1,4 +1,4 @@
-"""Local sentence-transformers directories (``hf:/dir`` with a ``modules.json``), loaded as their authors configured them.
+"""Local sentence-transformers directories (``hf:/dir`` with a ``modules.json``), loaded as their authors set them.
 
 A sentence-transformers directory says how its token vectors become a sentence vector: its ``Pooling`` module
 (mean, CLS, max, last token, ...), an optional ``Dense`` projection, an optional ``Normalize``, and prompts in

@@ -40,7 +40,7 @@ def _st_dir(tmp_path, tiny_bert, name, pooling, normalize=False, prompts=None):
 
 
 def _by_hand(tiny_bert, texts, pooling):
-    """Each text alone through the raw BertModel in float64, pooled (mean over tokens or the [CLS] vector), L2-normalised."""
+    """Each text alone through the raw BertModel in float64, pooled (mean over tokens or [CLS]), L2-normalised."""
     from transformers import BertModel, BertTokenizerFast
 
     tok = BertTokenizerFast.from_pretrained(str(tiny_bert))
