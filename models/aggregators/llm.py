@@ -16,12 +16,16 @@ Generators:
 * ``HfGenerator(path)``: greedy decoding, left padding, batches of ``batch_size``.
 * ``HttpGenerator(url, model)``: ``POST {url}/v1/completions`` with a list of prompts
   (vLLM, TGI's OpenAI layer and ``python -m models.tools.serve_llm`` accept it); the API
-  key, if any, comes from ``$QABASE_LLM_API_KEY``.
+  key, if any, comes from ``$QABASE_LLM_API_KEY``. A 429, 408, 5xx, timeout or refused
+  connection is retried with backoff (``models.aggregators.retry``; ``aggregation.llm_attempts``,
+  ``aggregation.llm_retry_max_seconds``) before the batch falls back.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import logging
 import os
 import urllib.error
 import urllib.request
@@ -30,8 +34,11 @@ from typing import Protocol
 
 from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
 from models.aggregators.prompt import AggregationParseError, load_prompt, parse_aggregation
+from models.aggregators.retry import (RetriesExhausted, RetryPolicy, TransientError, parse_retry_after,
+                                      retryable_status, with_retries)
 from schemas.errors import ModelLoadError
 
+log = logging.getLogger(__name__)
 
 class Generator(Protocol):
     model_id: str
@@ -95,13 +102,20 @@ def refuse_key_in_clear(url: str) -> None:
 
 
 class HttpGenerator:
+    """``attempts``, ``retry_max_s``: the retry budget of each request (:class:`models.aggregators.retry.RetryPolicy`);
+    ``retry_base_s``: the first backoff. None of them is part of ``model_id``: they change when, not what."""
+
     def __init__(self, url: str, model: str = "auto", max_new_tokens: int = 256, timeout_s: float = 120.0,
-                 batch_size: int = 8):
+                 batch_size: int = 8, attempts: int = 4, retry_max_s: float = 60.0, retry_base_s: float = 1.0):
         self._url = url.rstrip("/")
         if self._url.endswith("/v1"):
             self._url = self._url[:-3]
         refuse_key_in_clear(self._url)
         self._timeout = timeout_s
+        self._retry = RetryPolicy(attempts=attempts, max_seconds=retry_max_s, base_seconds=retry_base_s)
+        # after a request spent its whole budget, later ones try once until the endpoint answers again:
+        # a dead endpoint must not cost every batch of the build its retry budget
+        self._endpoint_down = False
         if model in ("", "auto"):
             model = self._first_model()
         self._model = model
@@ -115,14 +129,47 @@ class HttpGenerator:
             headers["Authorization"] = f"Bearer {os.environ['QABASE_LLM_API_KEY']}"
         return headers
 
+    def _fetch_json_once(self, req: urllib.request.Request):
+        """One request's parsed JSON reply; :class:`TransientError` for what a retry may cure."""
+        try:
+            with urllib.request.urlopen(req, timeout=self._timeout) as resp:
+                return json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            if retryable_status(exc.code):
+                raise TransientError(f"http_{exc.code}", parse_retry_after(exc.headers.get("Retry-After"))) from None
+            raise GenerationError(f"http_{exc.code}") from None
+        except TimeoutError:  # connecting or reading took longer than timeout_s
+            raise TransientError("timeout") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise TransientError("timeout") from None
+            raise TransientError(f"unreachable: {exc.reason}") from None
+        except (OSError, http.client.HTTPException) as exc:  # refused, reset, closed mid-reply
+            raise TransientError(f"unreachable: {type(exc).__name__}: {exc}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise GenerationError("bad_json") from None
+
+    def _fetch_json(self, req: urllib.request.Request):
+        """:meth:`_fetch_json_once` within the retry budget; :class:`GenerationError` when it runs out."""
+        policy = self._retry if not self._endpoint_down else RetryPolicy(attempts=1)
+        what = f"LLM endpoint {req.full_url}"
+        try:
+            data = with_retries(lambda: self._fetch_json_once(req), policy, what)
+        except RetriesExhausted as exc:
+            if not self._endpoint_down and self._retry.attempts > 1:
+                log.warning("%s: %s; the batch falls back, and later requests try once until the endpoint "
+                            "answers", what, exc)
+            self._endpoint_down = True
+            raise GenerationError(exc.last.reason) from None
+        self._endpoint_down = False
+        return data
+
     def _first_model(self) -> str:
         req = urllib.request.Request(f"{self._url}/v1/models", headers=self._headers())
         try:
-            with urllib.request.urlopen(req, timeout=self._timeout) as resp:
-                data = json.loads(resp.read().decode("utf-8"))
+            data = self._fetch_json(req)
             return str(data["data"][0]["id"])
-        except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError, KeyError, IndexError,
-                TypeError) as exc:
+        except (GenerationError, KeyError, IndexError, TypeError) as exc:
             raise ModelLoadError(f"aggregation backend {self._url}: cannot list its models "
                                  f"({type(exc).__name__}: {exc}); set aggregation.llm_model") from None
 
@@ -131,15 +178,7 @@ class HttpGenerator:
                            "temperature": 0.0}).encode("utf-8")
         req = urllib.request.Request(f"{self._url}/v1/completions", data=body, headers=self._headers(),
                                      method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=self._timeout) as resp:
-                data = json.loads(resp.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            raise GenerationError(f"http_{exc.code}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise GenerationError(f"unreachable: {getattr(exc, 'reason', exc)}") from None
-        except json.JSONDecodeError:
-            raise GenerationError("bad_json") from None
+        data = self._fetch_json(req)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or len(choices) != len(prompts):
             raise GenerationError("bad_choices")
@@ -227,12 +266,14 @@ def from_reply(reply: str, qtype: str, lang: str, answers) -> AggregateResult:
     return AggregateResult(answer, round(share, 6), round(margin, 6), views, method, flags)
 
 
-def make_generator(backend: str, max_new_tokens: int = 256, model: str = "auto") -> Generator:
-    """``hf:/path`` or ``http://host:port`` / ``https://...``."""
+def make_generator(backend: str, max_new_tokens: int = 256, model: str = "auto", *, attempts: int = 4,
+                   retry_max_s: float = 60.0, timeout_s: float = 120.0) -> Generator:
+    """``hf:/path`` or ``http://host:port`` / ``https://...`` (with its retry budget and per-request timeout)."""
     if backend.startswith("hf:"):
         return HfGenerator(backend[3:], max_new_tokens=max_new_tokens)
     if backend.startswith(("http://", "https://")):
-        return HttpGenerator(backend, model=model, max_new_tokens=max_new_tokens)
+        return HttpGenerator(backend, model=model, max_new_tokens=max_new_tokens, timeout_s=timeout_s,
+                             attempts=attempts, retry_max_s=retry_max_s)
     raise ModelLoadError(f"aggregation backend {backend!r}: expected embedding, hf:/path or http(s)://host:port")
 
 

