@@ -70,9 +70,9 @@ class Answer(NamedTuple):
     # policy); "" otherwise
     withheld: str = ""
     # how far the answer can be trusted (docs/measurements/answer-aggregation.md): a score in [0, 1] (the
-    # product of its parts:
-    # agreement, support, answered, consistent, fresh), the answer rows that agree with it, and whether it
-    # contradicts a minority with numbers; None / 0 / False for bases built before these were measured
+    # product of its parts: agreement, support, answered, consistent, fresh), the answer rows that agree with
+    # it, and whether it contradicts a minority with numbers; None / 0 / False for bases built before these were
+    # measured
     reliability: float | None = None
     reliability_parts: dict | None = None
     agreeing_answers: int = 0
