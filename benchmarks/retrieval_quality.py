@@ -1,5 +1,5 @@
 """Retrieval quality on paraphrase groups and pairs: the default QuestionRetriever beside simple baselines
-(the tables in docs/retrieval.md).
+(the tables in docs/measurements/retrieval.md).
 
     python benchmarks/retrieval_quality.py [--data ../shared/data] [--per-intent 10] [--cache DIR]
         [--sets clinc150 banking77 lcqmc bq] [--tune] [--latency 200]

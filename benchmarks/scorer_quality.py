@@ -1,4 +1,5 @@
-"""Scorer quality on public evaluation data, beside a length-only baseline: the table in docs/evaluation.md.
+"""Scorer quality on public evaluation data, beside a length-only baseline: the table in
+docs/measurements/scorer-quality.md.
 
     python benchmarks/scorer_quality.py [--data ../shared/data] [--skip-clinc-head]
 

@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
     ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"http: the port (default {DEFAULT_PORT})")
     ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid",
-                    help="question_retriever's retrieval (docs/retrieval.md)")
+                    help="question_retriever's retrieval (docs/measurements/retrieval.md)")
     ap.add_argument("--threshold", type=float, default=0.9,
                     help="answer_retriever: lowest cosine for a nearest match")
     ap.add_argument("--print-openai-tools", action="store_true",

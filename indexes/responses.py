@@ -53,7 +53,7 @@ class LogsPeriod(BaseModel):
 
 
 class ReliabilityParts(BaseModel):
-    """The factors of ``reliability``, each in [0, 1] (docs/aggregation.md)."""
+    """The factors of ``reliability``, each in [0, 1] (docs/measurements/answer-aggregation.md)."""
 
     agreement: float = Field(description="Agreeing answer rows / valid (non-non-answer) rows.",
                              json_schema_extra=_UNIT)

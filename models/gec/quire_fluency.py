@@ -9,7 +9,7 @@ short texts, ``fluency = sigmoid(2.5 - z)`` (see ``models.lm.fluency``): 0.92 fo
 text as fluent as the references, 0.5 for one 2.5 reference deviations worse.
 
 quire is precision-first: on swapped words, dropped words and agreement errors it
-rarely fires, and these are exactly where word pairs help (docs/evaluation.md).
+rarely fires, and these are exactly where word pairs help (docs/measurements/scorer-quality.md).
 The details add ``nll``, ``z``, ``fluency``, ``corrections`` and ``least_likely``
 (the least likely word pair).
 """

@@ -1,7 +1,7 @@
 """``zh-heuristic``: Chinese character-level noise signals, no model.
 
 Doubled function characters, stray symbols and mojibake, broken punctuation runs, Latin letters
-mixed into CJK words. It catches noise, not fine grammar; see docs/scorers.md.
+mixed into CJK words. It catches noise, not fine grammar; see docs/guides/how-the-scorers-work.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ A missing, extra or wrong word breaks the text at one place, and both directions
 stumble at that same boundary; subtracting the bigram part takes out much of what makes
 a fluent sentence unlikely without making it wrong (rare characters and words, names,
 topic). The text's value is the root mean square of the positive ``r_k``, so a few bad
-boundaries weigh more than many slightly unusual ones. On MuCGEC dev (docs/gec_zh.md;
+boundaries weigh more than many slightly unusual ones. On MuCGEC dev (docs/measurements/chinese-gec.md;
 weight, direction mix and power chosen on the tuning half), held-out half: pooled AUROC
 0.623 against 0.617 for v2 (the left-to-right 5-gram's mean relative NLL, still used when
 a model is passed without a backward one), pairwise accuracy 0.766 against 0.778. The

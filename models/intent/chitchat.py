@@ -7,7 +7,7 @@ second embedding) plus counts of second-person words (English ``you``/``your``/`
 ``你``, ``你们`` and ``您`` apart, since ``你们``/``您`` usually address a business: "你们周末营业吗？").
 One set of weights per space, fitted on hand-written development turns against real requests by
 ``python -m models.tools.train_chitchat`` and shipped as ``models/data/chitchat_lr.json``; see
-docs/chitchat.md for the sets and the measurements.
+docs/measurements/chit-chat.md for the sets and the measurements.
 
 The intent score becomes ``min(prototype score, 1 - P(chit-chat))``: a turn the head does not
 recognise keeps its prototype score exactly, and with ``filter.intent_threshold = 0.3`` small talk

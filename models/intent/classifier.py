@@ -12,7 +12,7 @@ scaling: for a binary clear/unclear classifier that is ``1 - P(unclear)``; for a
 intent classifier with an out-of-scope label it is the confidence of the best in-scope
 intent (the maximum softmax probability, which separates CLINC150's out-of-scope
 requests far better than ``1 - P(oos)``: AUROC 0.97 against 0.93, see
-docs/evaluation.md). The unclear labels are those named ``oos``, ``out_of_scope``,
+docs/measurements/scorer-quality.md). The unclear labels are those named ``oos``, ``out_of_scope``,
 ``unclear``, ``unknown``, ``other``, ``chitchat`` or ``context`` (any case), or those
 listed in the head's metadata. A classifier with no such label scores its top-class
 probability.

@@ -9,7 +9,7 @@ worse 0.5. The offset is set so that about 98% of clean held-out questions keep 
 fluency above 0.5 (measured: 500 CLINC150 val requests 98.2%, 50 hand-written
 Chinese requests 98%; with an offset of 1, only 88% and 66%), because fluency is
 a ranking signal far more than a verdict: one error moves a sentence by less than
-fluent sentences differ among themselves (docs/evaluation.md).
+fluent sentences differ among themselves (docs/measurements/scorer-quality.md).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Chinese) the answer adds to the question's own (log), whether it states a figure
 its length (log) and the names and figures it adds (log: "Sam Altman is the CEO of OpenAI." restates
 most of its question, but names who). Trained by ``python -m models.tools.train_nonanswer`` on
 hand-labelled answers (benchmarks/nonanswer_{dev,heldout,terse}.tsv), measured on others written apart
-(benchmarks/nonanswer_eval.tsv), then refitted on all of them (docs/nonanswer.md); the keyword rules
+(benchmarks/nonanswer_eval.tsv), then refitted on all of them (docs/measurements/non-answers.md); the keyword rules
 (models.nonanswer.rules) name the reason when one of their families matches.
 """
 
@@ -62,7 +62,7 @@ def space(lang: str) -> str:
 class EmbeddingNonAnswer:
     """A :class:`models.nonanswer.base.NonAnswerDetector` from trained parameters (on ``embedder``'s space):
     one head per language ({"en": ..., "zh": ..., "embedder": ...}; measured far better than one head for
-    both, docs/nonanswer.md), or one for all (the parameters at the top level)."""
+    both, docs/measurements/non-answers.md), or one for all (the parameters at the top level)."""
 
     def __init__(self, embedder, params: dict, threshold: float | None = None):
         if params.get("embedder") and params["embedder"] != embedder.model_id:

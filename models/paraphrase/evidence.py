@@ -27,7 +27,8 @@ _EN_NEGATION = re.compile(r"\b(not|no|never|without|cannot|can't|won't|don't|doe
 _ZH_NEGATION = re.compile(r"不|没|无|别|未|非|莫")
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 
-# measured on held-out pairs (docs/paraphrase.md): containment, length ratio and cosine x overlap added
+# measured on held-out pairs (docs/measurements/paraphrase-merging.md): containment, length ratio and
+# cosine x overlap added
 # nothing once overlap, numbers and negation were in; same_content lets the regression tell "same words,
 # other function words" (How do I / How can I) from the hard negatives that share most but not all words;
 # one_swap (each side has exactly one content token the other lacks) is the shape of most hard negatives:

@@ -4,7 +4,8 @@ the target precision on held-out pairs.
 
 ``qabase train-paraphrase`` (models/tools/train_paraphrase.py) fits and measures it on LCQMC and BQ
 dev pairs (Chinese) and the project's hand-labelled English pairs (benchmarks/paraphrase_en.tsv);
-docs/paraphrase.md has the measurements; ``models/data/paraphrase_judge.json`` is the packaged result.
+docs/measurements/paraphrase-merging.md has the measurements; ``models/data/paraphrase_judge.json`` is the packaged
+result.
 The build's paraphrase stage (pipelines/stages/paraphrase.py) asks it about each candidate pair.
 """
 

