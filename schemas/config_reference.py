@@ -134,6 +134,9 @@ MEANINGS: dict[str, str] = {
                            "flagged `llm_fallback:<reason>`.",
     "aggregation.llm_model": "The model name sent to an HTTP endpoint; `auto`: the first of its `/v1/models`.",
     "aggregation.llm_max_new_tokens": "Most tokens an LLM aggregator generates per entry.",
+    "aggregation.llm_attempts": "Tries per request to an HTTP LLM endpoint in all (1: never retry); 429, 408, 5xx, timeouts and dropped connections are retried with jittered exponential backoff or the server's Retry-After.",
+    "aggregation.llm_retry_max_seconds": "No retry starts if its wait would end more than this many seconds after the first try (0: no retry); then the batch falls back to the embedding aggregator.",
+    "aggregation.llm_timeout_seconds": "Seconds one request to an HTTP LLM endpoint may take.",
     "aggregation.prompt_version": "The prompt files used: `models/aggregators/prompts/aggregate_<version>.<lang>.txt`.",
     "aggregation.cache": "Keep results in `BASE_DIR/cache/aggregation.sqlite`, keyed by question, answer set, model "
                          "and prompt version: a rebuild re-aggregates only the groups that changed.",
