@@ -37,7 +37,7 @@ def st_dir_fingerprint(path: Path) -> str:
     ``sentence_bert_config.json``, ``config_sentence_transformers.json``, each module's ``config.json``):
     changing any of them changes the vectors, so it changes the identity even when the size stays.
     """
-    from models.embedders.hf import dir_fingerprint
+    from models.embedders.hf_common import dir_fingerprint
 
     h = hashlib.sha256(dir_fingerprint(path).encode())
     for f in sorted(p for p in path.rglob("*.json") if p.is_file()):
@@ -61,7 +61,7 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, path: str | Path, batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
-        from models.embedders.hf import _quiet_transformers, resolve_device
+        from models.embedders.hf_common import _quiet_transformers, resolve_device
 
         path = Path(path)
         self.device = resolve_device(device)  # before loading: a missing GPU fails fast
