@@ -415,7 +415,7 @@ class RegistryModels:
 
 
 def question_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of every wired question judge (QUESTION_JUDGES) whose section ``cfg`` has."""
+    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig."""
     return tuple((section, getattr(cfg, section)) for section, _ in QUESTION_JUDGES)
 
 
