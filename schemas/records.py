@@ -84,6 +84,15 @@ class ScoredQuestion(NamedTuple):
     time_sensitive: bool = False
     time_score: float = 0.0
     time_reason: str = ""
+    # the judgements (schemas.judgement.Judgement) of the question judges beyond GEC and intent, in their
+    # wiring order (models.registry.QUESTION_JUDGES), and the reasons of those that flag it (it is dropped)
+    judgements: tuple = ()
+    flags: tuple = ()
+
+    @property
+    def passed(self) -> bool:
+        """Passed every question judge (GEC, intent, and any other): may represent an entry."""
+        return self.passed_gec and self.passed_intent and not self.flags
 
 
 class Entry(NamedTuple):

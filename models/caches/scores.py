@@ -12,7 +12,6 @@ import json
 from typing import Callable
 
 from models.caches.kv import SqliteKV
-from schemas.config import FilterConfig
 from schemas.records import QuestionStats, ScoredQuestion
 
 
@@ -20,40 +19,38 @@ class ScoreCache:
     """Scores and details of questions scored before, keyed by (text, language, scoring model identities).
 
     A question's scores depend on its representative surface form and language, so those are the key,
-    with the identities of the GEC and intent models (a new model or version misses).
+    with the identities of the GEC and intent models (a new model or version misses), and of any further
+    question judge wired (none by default: the key is then what it always was).
     """
 
     def __init__(self, path: str, models):
-        """``models``: the scoring models (``gec_en``, ``gec_zh``, ``intent``), for their identities."""
+        """``models``: the scoring models (``gec_en``, ``gec_zh``, ``intent``, ``judges``), for their identities."""
         self.kv = SqliteKV(path, "scores", "result", "TEXT")
-        self.identity = "\x00".join((models.gec_en.model_id, models.gec_zh.model_id, models.intent.model_id))
+        ids = [models.gec_en.model_id, models.gec_zh.model_id, models.intent.model_id]
+        self.identity = "\x00".join(ids + [j.model_id for j in getattr(models, "judges", ())])
         self.hits = 0
         self.misses = 0
 
     def key(self, q: QuestionStats) -> str:
         return hashlib.sha256(f"{self.identity}\x00{q.lang}\x00{q.question}".encode("utf-8")).hexdigest()
 
-    def score(self, batch: list[QuestionStats], filt: FilterConfig,
-              score_fresh: Callable[[list[QuestionStats]], list[ScoredQuestion]]) -> list[ScoredQuestion]:
-        """Scored questions in ``batch`` order: cached ones from the cache, the rest by ``score_fresh``."""
+    def score(self, batch: list[QuestionStats], score_fresh: Callable[[list[QuestionStats]], list[ScoredQuestion]],
+              record: Callable[[ScoredQuestion], list], revive: Callable[[QuestionStats, list], ScoredQuestion]
+              ) -> list[ScoredQuestion]:
+        """Scored questions in ``batch`` order: cached ones from the cache, the rest by ``score_fresh``.
+        ``record``: what to keep of a fresh one (scores and details, never a decision); ``revive``: a cached
+        record back to a scored question (the scoring stage applies this build's thresholds)."""
         keys = [self.key(q) for q in batch]
         found = self.kv.get_many(sorted(set(keys)))
         todo = [i for i, k in enumerate(keys) if k not in found]
         fresh = score_fresh([batch[i] for i in todo]) if todo else []
-        self.kv.put_many({keys[i]: json.dumps([s.gec_score, s.intent_score, s.gec_details, s.intent_details])
-                          for i, s in zip(todo, fresh)})
+        self.kv.put_many({keys[i]: json.dumps(record(s)) for i, s in zip(todo, fresh)})
         out: list[ScoredQuestion | None] = [None] * len(batch)
         for i, s in zip(todo, fresh):
             out[i] = s
         for i, k in enumerate(keys):
             if out[i] is None:
-                g, it, gd, idt = json.loads(found[k])
-                q = batch[i]
-                out[i] = ScoredQuestion(key=q.key, question=q.question, frequency=q.frequency, lang=q.lang,
-                                        surface_forms=q.surface_forms, gec_score=g, intent_score=it, gec_details=gd,
-                                        intent_details=idt, passed_gec=g > filt.gec_threshold,
-                                        passed_intent=it > filt.intent_threshold, vectors={},
-                                        first_seen=q.first_seen, answers=q.answers, period=q.period)
+                out[i] = revive(batch[i], json.loads(found[k]))
         self.misses += len(todo)
         self.hits += len(batch) - len(todo)
         return out  # type: ignore[return-value]

@@ -12,13 +12,41 @@ import json
 import math
 from typing import Protocol
 
+from schemas.judgement import Judgement
+
 STRENGTH = 3.5
+REASON = "low_gec"  # a question the GEC judge flags (its score at or below filter.gec_threshold)
+OWN_THRESHOLD = 0.5  # one confident correction in a five-word question (filter.gec_threshold's default)
 
 
 class GecScorer(Protocol):
     model_id: str
 
     def score(self, texts: list[str]) -> list[tuple[float, dict]]: ...
+
+
+class GecJudge:
+    """The GEC question judge (schemas.judgement): the English scorer for en and other, the Chinese one for zh
+    and mixed. A quality score: it flags a question scoring at or below the threshold."""
+
+    flags_low = True
+    LANGS = {"en": ("en", "other"), "zh": ("zh", "mixed")}
+
+    def __init__(self, en: GecScorer, zh: GecScorer):
+        self.scorers = {"en": en, "zh": zh}
+        self.model_id = f"{en.model_id}+{zh.model_id}"
+
+    def own_threshold(self, lang: str) -> float:
+        return OWN_THRESHOLD
+
+    def judgements(self, texts: list[str], langs: list[str]) -> list[Judgement]:
+        out: list[Judgement | None] = [None] * len(texts)
+        for side, wanted in self.LANGS.items():
+            idx = [i for i, lg in enumerate(langs) if lg in wanted]
+            if idx:
+                for i, (score, details) in zip(idx, self.scorers[side].score([texts[i] for i in idx])):
+                    out[i] = Judgement(score, REASON, details)
+        return out  # type: ignore[return-value]
 
 
 def score_from_weights(weights: list[float], units: float) -> float:

@@ -11,6 +11,11 @@ from typing import Protocol
 import numpy as np
 
 from models.embedders.base import Embedder
+from schemas.judgement import Judgement
+
+REASON = "low_intent"  # a question the intent judge flags (its score at or below filter.intent_threshold)
+OWN_THRESHOLD = 0.3  # filter.intent_threshold's default
+FLAGS_LOW = True  # a quality score: at or below the threshold is flagged
 
 
 class IntentScorer(Protocol):
@@ -27,3 +32,10 @@ class IntentScorer(Protocol):
         """(score in [0, 1], details) per text, and text i's vector in its space, for later stages to reuse."""
 
     def score(self, texts: list[str], langs: list[str]) -> list[tuple[float, dict]]: ...
+
+
+def intent_judgements(scorer: IntentScorer, texts: list[str], langs: list[str]
+                      ) -> tuple[list[Judgement], dict[int, np.ndarray]]:
+    """The intent question judge (schemas.judgement): a judgement per text, and the vectors the scorer computed."""
+    scores, vectors = scorer.score_with_vectors(texts, langs)
+    return [Judgement(score, REASON, details) for score, details in scores], vectors

@@ -10,11 +10,31 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.judgement import Configured, Judgement, verdicts
+
 
 class NonAnswerDetector(Protocol):
+    """A judge of (question, answer, language) items (schemas.judgement: it scores, the stage decides)."""
+
     model_id: str
 
+    def own_threshold(self, lang: str) -> float:
+        """The threshold it was calibrated for: an answer scoring at or above it is a non-answer."""
+
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        """Per item: score in [0, 1] (how surely it is a non-answer) and the reason it is one if flagged (the
+        family: refusal, no_realtime, ... or "non_answer")."""
+
+
+def score_answers(detector: NonAnswerDetector, items: list[tuple[str, str, str]],
+                  threshold: float = -1.0) -> list[tuple[float, str]]:
+    """(score, reason) per item at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
+    answer answers."""
+    return verdicts(detector, detector.judgements(items) if items else [], [lang for _, _, lang in items], threshold)
+
+
+class ConfiguredNonAnswer(Configured):
+    """A detector at non_answer.threshold (what the registry hands out; ``model_id``: the config's identity)."""
+
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        """(score in [0, 1]: how surely it is a non-answer, reason) for each (question, answer, language);
-        the reason (the family: refusal, no_realtime, ... or "non_answer") is "" exactly when the answer
-        answers (each backend applies its own threshold)."""
+        return score_answers(self, items)

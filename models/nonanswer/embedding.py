@@ -18,9 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from models.logistic import params_digest, read_params
+from models.nonanswer.base import score_answers
 from models.nonanswer.rules import RuleNonAnswer
 from models.nonanswer.tokens import new_specifics, new_tokens
 from schemas.errors import ModelLoadError
+from schemas.judgement import Judgement
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "nonanswer_lr.json"
 OPENING_CHARS = 200
@@ -64,7 +66,7 @@ class EmbeddingNonAnswer:
     one head per language ({"en": ..., "zh": ..., "embedder": ...}; measured far better than one head for
     both, docs/measurements/non-answers.md), or one for all (the parameters at the top level)."""
 
-    def __init__(self, embedder, params: dict, threshold: float | None = None):
+    def __init__(self, embedder, params: dict):
         if params.get("embedder") and params["embedder"] != embedder.model_id:
             raise ModelLoadError(f"model: the non-answer head was trained on {params['embedder']}, not "
                                  f"{embedder.model_id}; retrain it with python -m models.tools.train_nonanswer")
@@ -72,12 +74,15 @@ class EmbeddingNonAnswer:
         self.params = params
         self._heads = {sp: params.get(sp, params) for sp in SPACES}
         self._rules = RuleNonAnswer()
-        self.thresholds = {sp: float(head.get("threshold", 0.5) if threshold is None else threshold)
-                           for sp, head in self._heads.items()}
-        # from this probability on, a matched pattern family is enough (the rules alone: precision 1.0)
-        self.pattern_thresholds = {sp: min(float(head.get("pattern_threshold", 1.0)), self.thresholds[sp])
-                                   for sp, head in self._heads.items()}
-        self.model_id = nonanswer_identity(params, embedder.model_id) + ("" if threshold is None else f"@{threshold:g}")
+        self.thresholds = {sp: float(head.get("threshold", 0.5)) for sp, head in self._heads.items()}
+        # from this probability on, a matched pattern family is enough (the rules alone: precision 1.0); a
+        # property of the head, so it holds whatever threshold the config sets
+        self.pattern_thresholds = {sp: float(head.get("pattern_threshold", 1.0)) for sp, head in self._heads.items()}
+        self.model_id = nonanswer_identity(params, embedder.model_id)
+
+    def own_threshold(self, lang: str) -> float:
+        """Each language's head's own (calibrated) threshold."""
+        return self.thresholds[space(lang)]
 
     def probabilities(self, items: list[tuple[str, str, str]]) -> np.ndarray:
         out = np.zeros(len(items))
@@ -90,15 +95,14 @@ class EmbeddingNonAnswer:
                 out[idx] = apply_logistic(self._heads[sp], x[idx])
         return out
 
-    def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
         out = []
         for (q, a, lang), p in zip(items, self.probabilities(items)):
-            sp = space(lang)
-            if p < min(self.thresholds[sp], self.pattern_thresholds[sp]):
-                out.append((round(float(p), 6), ""))
-                continue
             _, family = self._rules.judge(q, a, lang)
             # a pattern family (refusal, no real-time data, ...) vouches for a less sure head
-            bad = p >= self.thresholds[sp] or bool(family)
-            out.append((round(float(p), 6), (family or "non_answer") if bad else ""))
+            sure = bool(family) and p >= self.pattern_thresholds[space(lang)]
+            out.append(Judgement(float(p), family or "non_answer", {"family": family} if family else {}, sure))
         return out
+
+    def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
+        return score_answers(self, items)

@@ -6,16 +6,30 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.hfseq import HfYesNo
+from models.nonanswer.base import score_answers
+from schemas.judgement import Judgement
 
 POSITIVE = frozenset({"non_answer", "non-answer", "nonanswer", "refusal", "invalid", "no_answer", "unanswered"})
 
 
+OWN_THRESHOLD = 0.5
+
+
+def hf_nonanswer_identity(path: str | Path, fingerprint: str, threshold: float) -> str:
+    return f"nonanswer-hf:{Path(path).name}@{fingerprint}@{threshold:g}"
+
+
 class HfNonAnswer:
-    def __init__(self, path: str | Path, threshold: float | None = None):
+    def __init__(self, path: str | Path):
         self._clf = HfYesNo(path, POSITIVE, "non-answer")
-        self.threshold = 0.5 if threshold is None else float(threshold)
-        self.model_id = f"nonanswer-hf:{Path(path).name}@{self._clf.fingerprint}@{self.threshold:g}"
+        self.model_id = hf_nonanswer_identity(path, self._clf.fingerprint, OWN_THRESHOLD)
+
+    def own_threshold(self, lang: str) -> float:
+        return OWN_THRESHOLD
+
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        probs = self._clf.probabilities([q for q, _, _ in items], [a for _, a, _ in items])
+        return [Judgement(float(p), "non_answer") for p in probs]
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        probs = self._clf.probabilities([q for q, _, _ in items], [a for _, a, _ in items])
-        return [(round(float(p), 6), "non_answer" if p >= self.threshold else "") for p in probs]
+        return score_answers(self, items)

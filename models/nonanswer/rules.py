@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
+from models.nonanswer.base import score_answers
 from models.nonanswer.tokens import content_tokens
+from schemas.judgement import Judgement
 
 # (reason, English pattern, Chinese pattern); order matters only for the reason reported
 _FAMILIES = (
@@ -90,9 +92,11 @@ class RuleNonAnswer:
             return 0.8, "restatement"
         return 0.05, ""
 
+    def own_threshold(self, lang: str) -> float:
+        return self.threshold
+
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        return [Judgement(*self.judge(q, a, lang)) for q, a, lang in items]
+
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        out = []
-        for q, a, lang in items:
-            score, reason = self.judge(q, a, lang)
-            out.append((score, reason if score >= self.threshold else ""))
-        return out
+        return score_answers(self, items)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.judgement import Configured, Judgement, verdicts
+
 
 class TimeSensitivityDetector(Protocol):
     model_id: str
@@ -20,8 +22,28 @@ class TimeSensitivityDetector(Protocol):
     def embedders(self) -> dict:
         """The sentence embedders it reads vectors from, by space ("en", "zh"); {} when it needs none."""
 
-    def score(self, questions: list[str], langs: list[str], vectors: list) -> list[tuple[float, str]]:
-        """(score in [0, 1], reason) per question; ``vectors``: each question's vector in its space from
-        :meth:`embedders` (or None: the detector embeds it). The reason is the cue family ("price",
-        "latest", ...) or "time_sensitive" for a time-sensitive question, and "" exactly when it is not one
-        (each backend applies its own thresholds)."""
+    def own_threshold(self, lang: str) -> float:
+        """The threshold it was calibrated for: a question scoring at or above it is time-sensitive."""
+
+    def judgements(self, questions: list[str], langs: list[str], vectors: list) -> list[Judgement]:
+        """Per question: score in [0, 1] and the reason it is time-sensitive if flagged (the cue family: "price",
+        "latest", ... or "time_sensitive"); ``vectors``: each question's vector in its space from
+        :meth:`embedders` (or None: the detector embeds it)."""
+
+
+def score_questions(detector: TimeSensitivityDetector, questions: list[str], langs: list[str], vectors=None,
+                    threshold: float = -1.0) -> list[tuple[float, str]]:
+    """(score, reason) per question at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
+    question is not time-sensitive."""
+    if not questions:
+        return []
+    judged = detector.judgements(list(questions), list(langs), list(vectors) if vectors is not None
+                                 else [None] * len(questions))
+    return verdicts(detector, judged, langs, threshold)
+
+
+class ConfiguredTimeSensitivity(Configured):
+    """A detector at time_sensitive.threshold (what the registry hands out; ``model_id``: the config's identity)."""
+
+    def score(self, questions: list[str], langs: list[str], vectors=None) -> list[tuple[float, str]]:
+        return score_questions(self, questions, langs, vectors)

@@ -15,8 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from models.logistic import apply, params_digest, read_params
+from models.timesensitive.base import score_questions
 from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
 from schemas.errors import ModelLoadError
+from schemas.judgement import Judgement
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "timesensitive_lr.json"
 SPACES = ("en", "zh")
@@ -56,7 +58,7 @@ class EmbeddingTimeSensitivity:
     """A :class:`models.timesensitive.base.TimeSensitivityDetector` over ``embedders`` ({"en": ..., "zh": ...},
     the spaces the parameters were fitted in)."""
 
-    def __init__(self, embedders: dict, params: dict, threshold: float | None = None):
+    def __init__(self, embedders: dict, params: dict):
         for sp in SPACES:
             fitted = params[sp].get("embedder")
             if fitted and fitted != embedders[sp].model_id:
@@ -64,11 +66,12 @@ class EmbeddingTimeSensitivity:
                                      f"{embedders[sp].model_id}; refit it (python -m models.tools.train_timesensitive)")
         self._embedders = embedders
         self.params = params
-        # each language's own (out-of-fold) threshold, unless the config sets one for both
-        self.thresholds = {sp: float(params[sp].get("threshold", 0.5) if threshold is None else threshold)
-                           for sp in SPACES}
-        self.model_id = (embedding_identity(params) + own_thresholds_suffix(threshold)
-                         + f"[{embedders['en'].model_id},{embedders['zh'].model_id}]")
+        # each language's own (out-of-fold) threshold (a config threshold replaces both: schemas.judgement)
+        self.thresholds = {sp: float(params[sp].get("threshold", 0.5)) for sp in SPACES}
+        self.model_id = embedding_identity(params) + f"[{embedders['en'].model_id},{embedders['zh'].model_id}]"
+
+    def own_threshold(self, lang: str) -> float:
+        return self.thresholds[space(lang)]
 
     space = staticmethod(space)
 
@@ -90,12 +93,12 @@ class EmbeddingTimeSensitivity:
             out[idx] = apply(self.params[sp], x)
         return out
 
-    def score(self, questions, langs, vectors):
+    def judgements(self, questions, langs, vectors) -> list[Judgement]:
         out = []
         for q, lg, p in zip(questions, langs, self.probabilities(questions, langs, vectors)):
-            reason = ""
-            if p >= self.thresholds[space(lg)]:
-                fams = cue_families(q, lg)
-                reason = fams[0] if fams else "time_sensitive"
-            out.append((round(float(p), 6), reason))
+            fams = cue_families(q, lg)
+            out.append(Judgement(float(p), fams[0] if fams else "time_sensitive"))
         return out
+
+    def score(self, questions, langs, vectors):
+        return score_questions(self, questions, langs, vectors)

@@ -6,15 +6,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.hfseq import HfYesNo
+from models.timesensitive.base import score_questions
+from schemas.judgement import Judgement
 
 POSITIVE = frozenset({"time_sensitive", "time-sensitive", "stale", "temporal", "dynamic", "yes", "true", "1"})
 
 
+OWN_THRESHOLD = 0.5
+
+
+def hf_timesensitive_identity(path: str | Path, fingerprint: str, threshold: float) -> str:
+    return f"timesensitive-hf:{Path(path).name}@{fingerprint}@{threshold:g}"
+
+
 class HfTimeSensitivity:
-    def __init__(self, path: str | Path, threshold: float | None = None):
+    def __init__(self, path: str | Path):
         self._clf = HfYesNo(path, POSITIVE, "time-sensitivity")
-        self.threshold = 0.5 if threshold is None else float(threshold)
-        self.model_id = f"timesensitive-hf:{Path(path).name}@{self._clf.fingerprint}@{self.threshold:g}"
+        self.model_id = hf_timesensitive_identity(path, self._clf.fingerprint, OWN_THRESHOLD)
+
+    def own_threshold(self, lang: str) -> float:
+        return OWN_THRESHOLD
 
     @staticmethod
     def space(lang: str) -> str:
@@ -23,6 +34,8 @@ class HfTimeSensitivity:
     def embedders(self) -> dict:
         return {}
 
+    def judgements(self, questions, langs, vectors=None) -> list[Judgement]:
+        return [Judgement(float(p), "time_sensitive") for p in self._clf.probabilities(list(questions))]
+
     def score(self, questions, langs, vectors=None):
-        probs = self._clf.probabilities(list(questions))
-        return [(round(float(p), 6), "time_sensitive" if p >= self.threshold else "") for p in probs]
+        return score_questions(self, questions, langs, vectors)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from models.timesensitive.base import score_questions
+from schemas.judgement import Judgement
+
 # (reason, English pattern, Chinese pattern)
 FAMILIES = (
     ("price",
@@ -87,12 +90,18 @@ class RuleTimeSensitivity:
     def embedders(self) -> dict:
         return {}
 
-    def score(self, questions, langs, vectors=None):
+    def own_threshold(self, lang: str) -> float:
+        return self.threshold
+
+    def judgements(self, questions, langs, vectors=None) -> list[Judgement]:
         out = []
         for q, lang in zip(questions, langs):
             fams = cue_families(q, lang)
             s = 0.0 if not fams else (0.7 if len(fams) == 1 else 0.85)
             if s and looks_stable(q, lang):
                 s /= 2
-            out.append((s, fams[0] if fams and s >= self.threshold else ""))
+            out.append(Judgement(s, fams[0] if fams else ""))
         return out
+
+    def score(self, questions, langs, vectors=None):
+        return score_questions(self, questions, langs, vectors)

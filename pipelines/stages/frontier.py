@@ -29,10 +29,11 @@ from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter
 from pipelines.stages.paraphrase import with_members
-from pipelines.stages.score import score_questions
+from pipelines.stages.score import cached_record, from_cached, score_questions
 from pipelines.stages.select import eligible, rank_order, with_entry_time_sensitivity
 from pipelines.stages.timecheck import judge_time
 from schemas.config import FilterConfig
+from schemas.judgement import OWN_THRESHOLD
 from schemas.layout import SCORE_CACHE
 from schemas.records import Entry
 
@@ -69,16 +70,18 @@ def beyond(entry: Entry, progress: tuple, order: list) -> bool:
     return bisect.bisect_left(order, rank_order(entry)) >= progress[0]
 
 
-def score_entries(models, cache, detector, filt: FilterConfig, entries: list[Entry]) -> list[Entry]:
+def score_entries(models, cache, detector, filt: FilterConfig, entries: list[Entry],
+                  time_threshold: float = OWN_THRESHOLD) -> list[Entry]:
     """Score every member of ``entries`` (the score cache first), judge time-sensitivity (``detector``: None
-    under policy keep), and rebuild each entry with its representative."""
+    under policy keep; at ``time_threshold``, -1: its own), and rebuild each entry with its representative."""
     members = [m for e in entries for m in e.members]
     score = lambda b: score_questions(models, b, filt)  # noqa: E731
-    scored = cache.score(members, filt, score) if cache is not None else score(members)
+    scored = (cache.score(members, score, cached_record, from_cached(models, filt)) if cache is not None
+              else score(members))
     if detector is not None and scored:
         meter = StageMeter("time")
         with meter.timing(len(scored)):
-            scored = judge_time(detector, scored)
+            scored = judge_time(detector, scored, time_threshold)
         meter.done()
     out, at = [], 0
     for e in entries:
@@ -94,12 +97,13 @@ class EntryScoringHandler(MeteredHandler):
     stage = "score"
 
     def __init__(self, factory: ModelFactory, filt: FilterConfig, batch_size: int, judge_time: bool,
-                 cache_dir: str | None = None):
+                 cache_dir: str | None = None, time_threshold: float = OWN_THRESHOLD):
         super().__init__(batch_size)
         self._factory = factory
         self._filt = filt
         self._judge_time = judge_time
         self._cache_dir = cache_dir
+        self._time_threshold = time_threshold
 
     def load_model(self):
         models = self._factory.scoring()
@@ -109,7 +113,7 @@ class EntryScoringHandler(MeteredHandler):
 
     def run_inference(self, batch, model, inference_args=None):
         models, cache, detector = model.value
-        run = lambda b: score_entries(models, cache, detector, self._filt, b)  # noqa: E731
+        run = lambda b: score_entries(models, cache, detector, self._filt, b, self._time_threshold)  # noqa: E731
         return run_counted("score", cache, lambda: self._run(run, batch))
 
 
@@ -118,9 +122,11 @@ class ScoreFrontier(beam.PTransform):
     'scored': the scored questions}."""
 
     def __init__(self, factory: ModelFactory, filt: FilterConfig, need: int, drop_time_sensitive: bool,
-                 judge_time: bool, batch_size: int, cache_dir: str | None = None):
+                 judge_time: bool, batch_size: int, cache_dir: str | None = None,
+                 time_threshold: float = OWN_THRESHOLD):
         super().__init__()
-        self._handler = lambda: EntryScoringHandler(factory, filt, batch_size, judge_time, cache_dir)
+        self._handler = lambda: EntryScoringHandler(factory, filt, batch_size, judge_time, cache_dir,
+                                                    time_threshold)
         self._need = need
         self._drop = drop_time_sensitive
         self._score_all = filt.score_all

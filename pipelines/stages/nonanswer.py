@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from apache_beam.ml.inference.base import RunInference
 
+from models.nonanswer.base import score_answers
 from models.registry import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.stages.metering import MeteredHandler, ModelBox
 from schemas.dates import widen
+from schemas.judgement import OWN_THRESHOLD
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
 
@@ -41,8 +43,10 @@ def member_shares(member_accs: list, flagged: dict[str, bool]) -> dict[str, floa
     return out
 
 
-def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int) -> list[tuple[Entry, AnswerGroup]]:
-    """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one detector call."""
+def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
+                 threshold: float = OWN_THRESHOLD) -> list[tuple[Entry, AnswerGroup]]:
+    """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one detector call;
+    ``threshold``: non_answer.threshold (-1: the detector's own), applied here (schemas.judgement)."""
     plans, items = [], []
     for entry, member_accs in batch:
         ranked = ranked_answers(pool_answers(acc for _, acc in member_accs))
@@ -50,7 +54,7 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int) ->
         rep = entry.representative
         items.extend((rep.question, text, rep.lang) for _, _, text in top)
         plans.append((ranked, top))
-    results = detector.score(items) if items else []
+    results = score_answers(detector, items, threshold)
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):
         answers, flagged = [], {}
@@ -70,17 +74,19 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int) ->
 class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int):
+    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, threshold: float = OWN_THRESHOLD):
         super().__init__(max(1, batch_size // 8))  # a group holds up to max_answers texts
         self._factory = factory
         self._max_answers = max_answers
+        self._threshold = threshold
 
     def load_model(self):
         return ModelBox(self._factory.non_answer())
 
     def run_inference(self, batch, model, inference_args=None):
-        return self._run(lambda b: judge_groups(model.value, b, self._max_answers), batch)
+        return self._run(lambda b: judge_groups(model.value, b, self._max_answers, self._threshold), batch)
 
 
-def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int) -> RunInference:
-    return RunInference(NonAnswerHandler(factory, batch_size, max_answers))
+def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
+                        threshold: float = OWN_THRESHOLD) -> RunInference:
+    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold))

@@ -196,7 +196,7 @@ def with_members(entry: Entry, members) -> Entry:
     """``entry`` with ``members`` (the same questions, now scored, in the entry's member order) and its
     representative: the most asked member that passed both filters, its asks and surface forms summed."""
     members = tuple(q._replace(vectors={}) for q in members)
-    rep = next((q for q in members if q.passed_gec and q.passed_intent), None)
+    rep = next((q for q in members if q.passed), None)
     if rep is not None:
         rep = rep._replace(frequency=sum(q.frequency for q in members),
                            surface_forms=sum(q.surface_forms for q in members))

@@ -1,17 +1,25 @@
-"""Stage ``score``: a distinct question once: GEC and intent, kept iff gec > e1 and intent > e2.
+"""Stage ``score``: a distinct question once, by every question judge: GEC and intent, kept iff gec > e1 and
+intent > e2, and any further question judge the registry wires (models.registry.QUESTION_JUDGES), each kept
+iff it does not flag the question at its config threshold.
 
-Scores, the details of which signals fired, and the reason are recorded for every scored question
-(pipelines.stages.frontier decides which: the members of entries that can reach the top K). The paraphrase
-stage already embedded every question in its intent space; entries travel without vectors, so the vector
-cache (``models.cache``) serves those vectors here instead of embedding again. Vectors computed here are
-passed on so later stages reuse them.
+The judges score (schemas.judgement.Judgement); thresholds are applied here, by schemas.judgement.flagged, on
+fresh scores and on scores from the score cache alike. Scores, the details of which signals fired, and the
+reason are recorded for every scored question (pipelines.stages.frontier decides which: the members of entries
+that can reach the top K). The paraphrase stage already embedded every question in its intent space; entries
+travel without vectors, so the vector cache (``models.cache``) serves those vectors here instead of embedding
+again. Vectors computed here are passed on so later stages reuse them.
 """
 
 from __future__ import annotations
 
-from models.gec.base import details_json
+from models.gec.base import REASON as LOW_GEC
+from models.gec.base import GecJudge, details_json
+from models.intent.base import FLAGS_LOW as INTENT_FLAGS_LOW
+from models.intent.base import REASON as LOW_INTENT
+from models.intent.base import intent_judgements
 from models.registry import ScoringModels
 from schemas.config import FilterConfig
+from schemas.judgement import Judgement, flagged, verdict
 from schemas.records import QuestionStats, ScoredQuestion
 
 
@@ -23,47 +31,65 @@ def unscored(q: QuestionStats) -> ScoredQuestion:
                           first_seen=q.first_seen, answers=q.answers, period=q.period)
 
 
+def decided(q, gec: Judgement, intent: Judgement, others: tuple, models: ScoringModels, filt: FilterConfig,
+            vectors: dict | None = None) -> ScoredQuestion:
+    """A question with its judgements, kept or flagged by each judge at its threshold (the config's)."""
+    flags = tuple(reason for judge, j in zip(models.judges, others)
+                  if (reason := verdict(j, judge.own_threshold(q.lang), judge.flags_low)))
+    return ScoredQuestion(
+        key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
+        gec_score=round(float(gec.score), 6), intent_score=round(float(intent.score), 6),
+        gec_details=details_json(gec.details) if isinstance(gec.details, dict) else gec.details,
+        intent_details=details_json(intent.details) if isinstance(intent.details, dict) else intent.details,
+        passed_gec=not flagged(gec, filt.gec_threshold, GecJudge.flags_low),
+        passed_intent=not flagged(intent, filt.intent_threshold, INTENT_FLAGS_LOW),
+        vectors=vectors or {}, first_seen=q.first_seen, answers=q.answers, period=q.period,
+        judgements=others, flags=flags)
+
+
 def score_questions(models: ScoringModels, batch: list, filt: FilterConfig) -> list[ScoredQuestion]:
     """QuestionStats (or unscored ScoredQuestions) -> ScoredQuestion."""
     texts = [q.question for q in batch]
     langs = [q.lang for q in batch]
-    gec: list[tuple[float, dict] | None] = [None] * len(batch)
-    for scorer, wanted in ((models.gec_en, ("en", "other")), (models.gec_zh, ("zh", "mixed"))):
-        idx = [i for i, lg in enumerate(langs) if lg in wanted]
-        if idx:
-            for i, res in zip(idx, scorer.score([texts[i] for i in idx])):
-                gec[i] = res
+    gec = GecJudge(models.gec_en, models.gec_zh).judgements(texts, langs)
     intent = models.intent
-    intents, vectors = intent.score_with_vectors(texts, langs)
+    intents, vectors = intent_judgements(intent, texts, langs)
+    others = list(zip(*(judge.judgements(texts, langs) for judge in models.judges))) or [()] * len(batch)
     embedders = intent.embedders()
     out = []
     for i, q in enumerate(batch):
-        g_score, g_details = gec[i]
-        i_score, i_details = intents[i]
-        passed_gec = g_score > filt.gec_threshold
-        passed_intent = i_score > filt.intent_threshold
         space = intent.space(q.lang)
         # every question's vector goes on: the paraphrase stage compares all of them (a typo'd form still
         # joins its entry), and the index reuses the representative's
         reuse = {embedders[space].model_id: vectors[i]} if space in embedders else {}
-        out.append(ScoredQuestion(
-            key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
-            gec_score=round(float(g_score), 6), intent_score=round(float(i_score), 6),
-            gec_details=details_json(g_details),
-            intent_details=details_json(i_details),
-            passed_gec=passed_gec, passed_intent=passed_intent, vectors=reuse, first_seen=q.first_seen,
-            answers=q.answers, period=q.period))
+        out.append(decided(q, gec[i], intents[i], tuple(others[i]), models, filt, reuse))
     return out
 
 
+def cached_record(s: ScoredQuestion) -> list:
+    """What the score cache keeps of a scored question: its scores and details (thresholds are applied afresh),
+    and the other judges' judgements when any are wired."""
+    record = [s.gec_score, s.intent_score, s.gec_details, s.intent_details]
+    return record + [[list(j) for j in s.judgements]] if s.judgements else record
+
+
+def from_cached(models: ScoringModels, filt: FilterConfig):
+    """(question, cached record) -> ScoredQuestion, decided at this build's thresholds."""
+    def revive(q, record: list) -> ScoredQuestion:
+        g, it, gd, idt = record[:4]
+        others = tuple(Judgement(*j) for j in record[4]) if len(record) > 4 else ()
+        return decided(q, Judgement(g, LOW_GEC, gd), Judgement(it, LOW_INTENT, idt), others, models, filt)
+    return revive
+
+
 def fate(q: ScoredQuestion) -> str:
-    """The reject reason of a scored question, or '' if it passed both filters; ``below_top_k`` for a question
-    never scored (its entry ranked below every entry the top K could take)."""
+    """The reject reason of a scored question, or '' if it passed every question judge; ``below_top_k`` for a
+    question never scored (its entry ranked below every entry the top K could take)."""
     if q.gec_score is None:
         return "below_top_k"
     reasons = []
     if not q.passed_gec:
-        reasons.append("low_gec")
+        reasons.append(LOW_GEC)
     if not q.passed_intent:
-        reasons.append("low_intent")
-    return "+".join(reasons)
+        reasons.append(LOW_INTENT)
+    return "+".join(reasons + list(q.flags))

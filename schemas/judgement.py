@@ -1,0 +1,91 @@
+"""One judgement contract for every judge (GEC, intent, non-answer, time-sensitivity, and judges to come).
+
+A judge *scores*; it never decides. Per item it returns a :class:`Judgement` (a score in [0, 1], the reason the
+item would carry if flagged, and details of which signals fired), and it exposes its own default threshold
+(``own_threshold(lang)``: the packaged heads' calibrated thresholds) without applying it. Thresholds live in
+the config and are applied here, in :func:`verdict`, by every stage and tool: one place decides keep / drop
+(or flag), in the spirit of NeMo Curator's ``score_document`` / ``keep_document`` split.
+
+Two directions: quality judges (GEC, intent) flag an item whose score is *at or below* the threshold
+(``flags_low``: it is kept iff its score is above it); detectors (non-answer, time-sensitivity) flag an item
+whose score is *at or above* it. A config threshold of :data:`OWN_THRESHOLD` (-1) means "the judge's own".
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol, Sequence
+
+OWN_THRESHOLD = -1.0  # a config threshold that means: the judge's own (calibrated) threshold
+
+
+class Judgement(NamedTuple):
+    """One item judged. ``reason``: what the item is called when the threshold flags it (a cue family such as
+    ``refusal`` or ``price``, or the judge's name for it: ``low_gec``, ``too_long``); "" when nothing the judge
+    saw can flag it, whatever the threshold. ``sure``: the judge's own evidence flags it at any threshold (a
+    matched refusal pattern that the non-answer head vouches for)."""
+
+    score: float
+    reason: str
+    details: dict = {}  # never mutated: shared default
+    sure: bool = False
+
+
+class QuestionJudge(Protocol):
+    """A judge of questions alone, applied where GEC and intent are (pipelines.stages.score)."""
+
+    model_id: str
+    flags_low: bool  # True: flags scores at or below the threshold (a quality score); False: at or above
+
+    def own_threshold(self, lang: str) -> float:
+        """The threshold it was calibrated for, for a question of language ``lang``."""
+
+    def judgements(self, texts: list[str], langs: list[str]) -> list[Judgement]: ...
+
+
+def effective_threshold(configured: float, own: float) -> float:
+    """The threshold that applies: the config's, or the judge's own where the config says :data:`OWN_THRESHOLD`."""
+    return own if configured < 0 else configured
+
+
+def flagged(j: Judgement, threshold: float, flags_low: bool = False) -> bool:
+    """The one decision: is the judged item flagged (dropped, or marked) at ``threshold``?"""
+    if not j.reason:
+        return False
+    if j.sure:
+        return True
+    return j.score <= threshold if flags_low else j.score >= threshold
+
+
+def verdict(j: Judgement, threshold: float, flags_low: bool = False) -> str:
+    """The item's reason when :func:`flagged`, else "" (what the stages record)."""
+    return j.reason if flagged(j, threshold, flags_low) else ""
+
+
+def verdicts(judge: Any, judgements: Sequence[Judgement], langs: Sequence[str],
+             configured: float = OWN_THRESHOLD) -> list[tuple[float, str]]:
+    """(score rounded to 6 places, reason or "") per item: each judged at the effective threshold for its
+    language (``judge.own_threshold(lang)`` where ``configured`` is -1). The form the detectors' ``score``
+    methods and the non-answer and time-sensitivity stages record."""
+    flags_low = getattr(judge, "flags_low", False)
+    return [(round(float(j.score), 6),
+             verdict(j, effective_threshold(configured, judge.own_threshold(lang)), flags_low))
+            for j, lang in zip(judgements, langs)]
+
+
+class Configured:
+    """A judge with the threshold its config section gives it (what the registry hands out): ``own_threshold``
+    answers with the effective threshold and ``model_id`` is the identity the config names (thresholds are part
+    of the non-answer and time-sensitivity identities); everything else is the judge's own."""
+
+    def __init__(self, judge: Any, threshold: float, model_id: str):
+        self.inner = judge
+        self.threshold = threshold
+        self.model_id = model_id
+
+    def own_threshold(self, lang: str) -> float:
+        return effective_threshold(self.threshold, self.inner.own_threshold(lang))
+
+    def __getattr__(self, name: str):
+        if name == "inner":  # not yet set (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)

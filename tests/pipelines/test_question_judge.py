@@ -1,0 +1,142 @@
+"""A new kind of question judge, added the way a contributor adds one, through the whole graph with the fakes.
+
+A "question too long" judge touches three places, each stood in for here:
+1. its own folder, models/toolong/__init__.py: the judge (scores, never decides) and its ``BACKENDS`` table
+   (here: :class:`TooLongJudge` and :data:`BACKENDS` below);
+2. the config, schemas/config.py: a section with ``model`` and ``threshold`` (-1: the judge's own) and its own
+   keys, and one BuildConfig field (here: :class:`TooLongConfig` and :data:`ToyBuildConfig`);
+3. one line of wiring, ``("too_long", toolong.BACKENDS),`` in models.registry.QUESTION_JUDGES (here: monkeypatched).
+Nothing else changes: the registry checks and loads it from its table, the score stage applies its threshold,
+caches key on its identity, and questions.parquet shows the questions it dropped with its reason.
+"""
+
+import json
+from dataclasses import dataclass, field, make_dataclass
+
+import pyarrow.parquet as pq
+import pytest
+from fake_models import FakeModels
+
+from models import registry
+from pipelines.build import run_build
+from schemas.backends import Backend
+import schemas.config
+from schemas.config import BuildConfig, ModelsConfig
+from schemas.errors import ConfigError
+from schemas.judgement import Judgement
+from schemas.layout import QA_FILE, QUESTIONS_FILE
+
+
+# --- 1. its folder ---------------------------------------------------------------------------------
+
+class TooLongJudge:
+    """Score 1 for a question over ``max_chars`` characters, else 0; reason ``too_long``."""
+
+    flags_low = False  # flags a score at or above the threshold
+
+    def __init__(self, max_chars: int):
+        self.max_chars = max_chars
+        self.model_id = too_long_identity(max_chars)
+
+    def own_threshold(self, lang: str) -> float:
+        return 0.5
+
+    def judgements(self, texts, langs):
+        return [Judgement(1.0 if len(t) > self.max_chars else 0.0, "too_long", {"chars": len(t)}) for t in texts]
+
+
+def too_long_identity(max_chars: int) -> str:
+    return f"too-long-v1@{max_chars}"
+
+
+BACKENDS = (Backend("chars", lambda target, ctx: TooLongJudge(ctx.section.max_chars),
+                    lambda target, ctx: too_long_identity(ctx.section.max_chars)),)
+
+
+# --- 2. the config -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TooLongConfig:
+    model: str = "chars"
+    threshold: float = -1.0
+    max_chars: int = 40
+
+
+ToyBuildConfig = make_dataclass("ToyBuildConfig", [("too_long", TooLongConfig, field(default_factory=TooLongConfig))],
+                                bases=(BuildConfig,), frozen=True)
+
+
+# --- 3. one line of wiring ----------------------------------------------------------------------------
+
+@pytest.fixture
+def wired(monkeypatch):
+    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)  # 2.: the field, as if written there
+    monkeypatch.setattr(registry, "QUESTION_JUDGES", registry.QUESTION_JUDGES + (("too_long", BACKENDS),))
+
+
+def _config(**too_long) -> BuildConfig:
+    """A config read as any is (schemas.config.load_config, then the registry's checks), with a too_long section."""
+    return registry.load_config(None, {"aggregation.cache": False, "quality.data_docs": False,
+                                       **{f"too_long.{k}": v for k, v in too_long.items()}})
+
+
+@dataclass(frozen=True)
+class FakesWithQuestionJudges(FakeModels):
+    """The fakes, plus the wired question judges of a config (from the registry's tables, as a real build)."""
+
+    questions: tuple = ()
+
+    def scoring(self):
+        return super().scoring()._replace(judges=registry.question_judges(self.questions, ModelsConfig()))
+
+    def identities(self):
+        return dict(super().identities(), **registry.question_judge_identities(self.questions, ModelsConfig()))
+
+
+LONG = "What is the best way to reset a forgotten password on the company laptop?"
+
+
+def _logs(tmp_path):
+    rows = ([("How do I reset my password?", "Use the reset link.")] * 3
+            + [(LONG, "Ask IT for a reset.")] * 4
+            + [("Which is better, tea or coffee?", "Green tea: it has less caffeine and more antioxidants.")] * 2
+            + [("hello", "Hi!")])
+    path = tmp_path / "logs.jsonl"
+    path.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for q, a in rows), encoding="utf-8")
+    return [str(path)]
+
+
+def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp_path, tmp_base):
+    cfg = _config(max_chars=40)
+    factory = FakesWithQuestionJudges(questions=registry.question_sections(cfg))
+    res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory)
+    questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
+    # the most asked question passed GEC and intent, and the new judge dropped it with its reason
+    assert questions[LONG]["passed_gec"] and questions[LONG]["passed_intent"]
+    assert questions[LONG]["reason"] == "too_long" and not questions[LONG]["kept"]
+    assert questions["hello"]["reason"] == "low_intent"
+    qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
+    assert qa == ["How do I reset my password?", "Which is better, tea or coffee?"]
+    assert res.manifest["models"]["too_long"] == "too-long-v1@40"
+
+    # its own keys live in its config section: a roomier limit keeps the long question, and it ranks first
+    roomy = _config(max_chars=200)
+    res = run_build(_logs(tmp_path), tmp_base, roomy, factory=FakesWithQuestionJudges(
+        questions=registry.question_sections(roomy)), full_rebuild=True)
+    qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
+    assert qa[0] == LONG and len(qa) == 3
+
+
+def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
+    with pytest.raises(ConfigError, match=r"config: too_long.model must be chars, got 'words'"):
+        _config(model="words")
+    with pytest.raises(ConfigError, match=r"too_long.threshold must be within \[0, 1\]"):
+        _config(threshold=2.0)
+    cfg = _config(max_chars=12)
+    [judge] = registry.question_judges(registry.question_sections(cfg), cfg.models)
+    assert judge.model_id == "too-long-v1@12" and judge.own_threshold("en") == 0.5
+    assert registry.RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
+
+
+def test_nothing_is_wired_by_default():
+    assert registry.QUESTION_JUDGES == () and registry.question_sections(BuildConfig()) == ()
