@@ -14,7 +14,7 @@ from apache_beam.ml.inference.base import RunInference
 
 from models.registry import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
-from pipelines.stages.metering import MeteredHandler, ModelBox
+from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.dates import widen
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
@@ -70,11 +70,12 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int) ->
 class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int):
-        super().__init__(max(1, batch_size // 8))  # a group holds up to max_answers texts
+    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, candidates: int | None = None):
+        super().__init__(max(1, batch_size // 8), total=candidates, at_most=True)  # a group: up to max_answers texts
         self._factory = factory
         self._max_answers = max_answers
 
+    @announce_loading("non_answer")
     def load_model(self):
         return ModelBox(self._factory.non_answer())
 
@@ -82,5 +83,7 @@ class NonAnswerHandler(MeteredHandler):
         return self._run(lambda b: judge_groups(model.value, b, self._max_answers), batch)
 
 
-def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int) -> RunInference:
-    return RunInference(NonAnswerHandler(factory, batch_size, max_answers))
+def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
+                        candidates: int | None = None) -> RunInference:
+    """``candidates``: at most how many entries come (the top K plus headroom): the progress lines' total."""
+    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, candidates))
