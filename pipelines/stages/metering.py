@@ -170,19 +170,31 @@ def model_names(factory, keys) -> str:
     return ", ".join(out)
 
 
+_ANNOUNCED: set[str] = set()  # the loads this process has announced: each stage's first
+SLOW_RELOAD_S = 1.0  # a load announced before is said again only when it takes this long
+
+
 def announce_loading(*keys):
     """Decorates a model stage's ``load_model()`` (or a DoFn's ``setup()``): logs "<stage>: loading <models>
     ..." before and "<stage>: loaded in X s" after, so the seconds a model takes to load are not silence.
+    Once per process and stage: the frontier's tiers each load the scorers, served from the registry's cache
+    after the first (a later load that is slow all the same is said after it ends).
     ``keys``: model identity keys (:func:`model_names`); a callable key ``key(self)`` gives a tuple of them
     (models loaded only under some config). The object needs ``stage`` and ``_factory``."""
     def wrap(load):
         @functools.wraps(load)
         def loading(self, *args, **kwargs):
             names = [n for key in keys for n in (key(self) if callable(key) else (key,))]
-            LOG.info("%s: loading %s ...", self.stage, model_names(self._factory, names))
+            what = f"{self.stage}: loading {model_names(self._factory, names)}"
+            first = what not in _ANNOUNCED
+            if first:
+                _ANNOUNCED.add(what)
+                LOG.info("%s ...", what)
             t0 = time.perf_counter()
             out = load(self, *args, **kwargs)
-            LOG.info("%s: loaded in %.1f s", self.stage, time.perf_counter() - t0)
+            took = time.perf_counter() - t0
+            if first or took >= SLOW_RELOAD_S:
+                LOG.info("%s: loaded in %.1f s", self.stage, took)
             return out
         return loading
     return wrap

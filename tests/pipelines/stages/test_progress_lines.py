@@ -69,11 +69,14 @@ class _Handler:
         return "models"
 
 
-def test_loading_says_what_loads_and_how_long_it_took(caplog):
+def test_loading_says_what_loads_and_how_long_it_took_once(monkeypatch, caplog):
+    monkeypatch.setattr(metering, "_ANNOUNCED", set())
     assert model_names(_Factory(), ["gec_en", "intent"]) == "gec_en quire-ngram, intent"
     with caplog.at_level(logging.INFO, logger="qabase.progress"):
         assert _Handler(True).load_model() == "models"
+        assert _Handler(True).load_model() == "models"  # another tier: the registry's cache, nothing to say
         assert _Handler(False).load_model() == "models"
+    assert len(caplog.messages) == 4, caplog.messages
     assert caplog.messages[0] == ("score: loading gec_en quire-ngram, gec_zh zh-ngram, intent, time_sensitive "
                                   "embedding ...")
     assert re.fullmatch(r"score: loaded in \d+\.\d s", caplog.messages[1])
