@@ -78,13 +78,16 @@ def _stdout_to_stderr():
         os.close(saved)
 
 
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m indexes.mcp_server", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", help="a build's output folder (serves its latest version) or a version folder")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("mcp", summary(__doc__))
+    ap.add_argument("--base", metavar="BASE_DIR",
+                    help="a build's output folder (serves its latest version) or a version folder")
     ap.add_argument("--transport", choices=("stdio", "http"), default="stdio",
-                    help="stdio (default) or streamable HTTP at http://HOST:PORT/mcp")
+                    help="stdio, or streamable HTTP at http://HOST:PORT/mcp")
     ap.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
-    ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"http: the port (default {DEFAULT_PORT})")
+    ap.add_argument("--port", type=int, default=DEFAULT_PORT, help="http: the port")
     ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid",
                     help="question_retriever's retrieval (docs/measurements/retrieval.md)")
     ap.add_argument("--threshold", type=float, default=0.9,
@@ -95,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _parser()
+    ap = build_parser()
     args = ap.parse_args(argv)
     if args.print_openai_tools:
         from indexes.agent_tools import openai_tools

@@ -50,18 +50,27 @@ def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode
     return [{"query": q, **a._asdict()} for q, a in zip(queries, answers)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m indexes.query", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, help="a build's output folder (uses latest) or a version folder")
-    ap.add_argument("tool", choices=("questions", "answer"))
-    ap.add_argument("text", nargs="?")
-    ap.add_argument("-k", type=int, default=5)
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("query", summary(__doc__))
+    ap.add_argument("--base", required=True, metavar="BASE_DIR",
+                    help="a build's output folder (uses latest) or a version folder")
+    ap.add_argument("tool", choices=("questions", "answer"),
+                    help="questions: the K nearest questions; answer: the base's answer to the nearest question")
+    ap.add_argument("text", nargs="?", help="the query (or --input FILE)")
+    ap.add_argument("-k", type=int, default=5, help=f"questions: how many hits (1 to {MAX_K})")
     ap.add_argument("--mode", choices=("hybrid", "dense", "bm25"), default="hybrid",
-                    help="questions: dense and BM25 fused (default), or either alone (docs/measurements/retrieval.md)")
+                    help="questions: dense and BM25 fused, or either alone (docs/measurements/retrieval.md)")
     ap.add_argument("--threshold", type=float, default=0.9, help="answer: lowest cosine for a nearest match")
-    ap.add_argument("--input", type=Path, help="one query per line")
-    ap.add_argument("--output", type=Path)
-    args = ap.parse_args(argv)
+    ap.add_argument("--input", type=Path, metavar="FILE", help="one query per line")
+    ap.add_argument("--output", type=Path, metavar="OUT.jsonl",
+                    help="write one JSON result per query here (default: print them)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)

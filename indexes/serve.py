@@ -245,18 +245,27 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     return app
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m indexes.serve", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True)
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid")
-    ap.add_argument("--threshold", type=float, default=0.9)
-    ap.add_argument("--max-batch", type=int, default=None,
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("serve", summary(__doc__))
+    ap.add_argument("--base", required=True, metavar="BASE_DIR",
+                    help="a build's output folder (serves its latest version, and the next once published) "
+                         "or a version folder")
+    ap.add_argument("--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every interface)")
+    ap.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    ap.add_argument("--mode", choices=("dense", "bm25", "hybrid"), default="hybrid",
+                    help="/questions: dense and BM25 fused, or either alone (docs/measurements/retrieval.md)")
+    ap.add_argument("--threshold", type=float, default=0.9, help="/answer: lowest cosine for a nearest match")
+    ap.add_argument("--max-batch", type=int, default=None, metavar="N",
                     help="most concurrent queries embedded in one call (default 64)")
-    ap.add_argument("--batch-wait-ms", type=float, default=None,
+    ap.add_argument("--batch-wait-ms", type=float, default=None, metavar="MS",
                     help="how long a lone query waits for others to batch with (default 2)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 

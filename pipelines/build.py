@@ -43,7 +43,7 @@ from pipelines.state import PreviousState, load_state, merge_counts, split_new_f
 from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig, RetentionConfig
 from schemas import layout as L
-from schemas.errors import BaseIntegrityError, InputError, PublishError, QabaseError
+from schemas.errors import BaseIntegrityError, GateRefused, InputError, PublishError, QabaseError
 from schemas.layout import (
     AGGREGATION_CACHE,
     DATA_DOCS_DIR,
@@ -352,7 +352,7 @@ def _expectations(results: list[dict]) -> str:
 
 def gate_version(output: str | Path, version: str) -> dict:
     """Run the quality gate on a staged version. On a critical failure: the report goes to
-    ``failed/<version>/``, the staging folder is removed and PublishError says why (and, where the gate
+    ``failed/<version>/``, the staging folder is removed and GateRefused (a PublishError) says why (and, where the gate
     knows one, how to opt in). Otherwise the manifest (with the expectation results and every file's
     checksum) is written; returns it. Holds the build lock."""
     with hold_build_lock(BaseLayout(output), version):
@@ -378,9 +378,9 @@ def _gate(output: str | Path, version: str) -> dict:
         if quality["critical_failures"]:
             report = _keep_failed_report(publisher, staging, manifest)
             hints = "".join(f"; {r['hint']}" for r in quality["critical_failures"] if r.get("hint"))
-            raise PublishError(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
-                               f"({_expectations(quality['critical_failures'])}){hints}; "
-                               f"{L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; report: {report}")
+            raise GateRefused(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
+                              f"({_expectations(quality['critical_failures'])}){hints}; "
+                              f"{L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; report: {report}")
         if quality["warnings"]:  # published all the same: said here, not only in the report
             LOG.warning("quality gate: %d warning(s): %s%s", len(quality["warnings"]),
                         _expectations(quality["warnings"]),

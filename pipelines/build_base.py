@@ -7,35 +7,53 @@
 Anything the parser doesn't know is handed to Beam as a pipeline option
 (--runner, --direct_num_workers, --direct_running_mode, ...).
 
-Exit codes: 0 built (or nothing new), 2 a bad config, path, option or input, a refused version (quality gate)
-or another build holding the base, 1 any other failure, 130 interrupted: each with one ``error:`` line.
+Exit codes (schemas.errors.EXIT_CODES; pipelines.exits maps failures to them): 0 built (or nothing new),
+1 an unexpected failure, 2 a bad config, path, option or input, 3 the quality gate refused the version,
+4 another build holds the base, 130 interrupted: each failure with one ``error:`` line.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-import traceback
 from pathlib import Path
 
-from schemas.errors import QabaseError
+from schemas.commandline import command_parser
+from schemas.errors import QabaseError, exit_code_table
 
 LOG = logging.getLogger("qabase.cli")
 
+# the flags that override one config key each (absent: the config file's value, or the default)
+CONFIG_FLAGS = {"top_k": "filter.top_k", "gec_threshold": "filter.gec_threshold",
+                "intent_threshold": "filter.intent_threshold", "max_answers": "grouping.max_answers"}
 
-def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    ap = argparse.ArgumentParser(prog="python -m pipelines.build_base", description=__doc__.split("\n\n")[0],
-                                 epilog="Unknown --options are passed to Apache Beam as pipeline options.")
+
+def _config_default(key: str) -> str:
+    """How a config-backed flag's help names its default: the key, and its value in the built-in config."""
+    from schemas.config import BuildConfig
+
+    section, name = key.split(".")
+    return f"(default: {key} of --config, else {getattr(getattr(BuildConfig(), section), name)})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = command_parser("build", "Build a QA base from dialogue logs, or from the built-in demo logs.",
+                        epilog="Unknown --options are passed to Apache Beam as pipeline options (--runner, "
+                               "--direct_num_workers, ...).\n\n" + exit_code_table())
     ap.add_argument("--input", action="append", default=[], metavar="PATH_OR_GLOB",
                     help="log file(s): .jsonl, .jsonl.gz, .csv, .parquet; repeatable; globs allowed")
-    ap.add_argument("--output", required=False, metavar="BASE_DIR", help="base directory (versions/ and latest)")
+    ap.add_argument("--base", "--output", dest="output", metavar="BASE_DIR",
+                    help="base directory (versions/ and latest); --base and --output are the same")
     ap.add_argument("--config", metavar="FILE.yaml", help="YAML config; flags below override it")
-    ap.add_argument("--top-k", type=int, metavar="N", help="keep the N most frequent good questions")
-    ap.add_argument("--gec-threshold", type=float, metavar="E1", help="keep questions with GEC score > E1")
-    ap.add_argument("--intent-threshold", type=float, metavar="E2", help="keep questions with intent score > E2")
-    ap.add_argument("--max-answers", type=int, metavar="N", help="distinct answers kept per question")
+    ap.add_argument("--top-k", type=int, metavar="N",
+                    help=f"keep the N most frequent good questions {_config_default(CONFIG_FLAGS['top_k'])}")
+    ap.add_argument("--gec-threshold", type=float, metavar="E1",
+                    help=f"keep questions with GEC score > E1 {_config_default(CONFIG_FLAGS['gec_threshold'])}")
+    ap.add_argument("--intent-threshold", type=float, metavar="E2",
+                    help=f"keep questions with intent score > E2 {_config_default(CONFIG_FLAGS['intent_threshold'])}")
+    ap.add_argument("--max-answers", type=int, metavar="N",
+                    help=f"distinct answers kept per question {_config_default(CONFIG_FLAGS['max_answers'])}")
     ap.add_argument("--demo", action="store_true", help="build from built-in sample logs (written to BASE_DIR/demo-logs)")
     ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML and exit")
     ap.add_argument("--full-rebuild", action="store_true",
@@ -47,7 +65,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     ap.add_argument("-v", "--verbose", action="store_true", help="debug logging, Beam's own logs included")
     ap.add_argument("-q", "--quiet", action="store_true", help="only warnings and the final summary")
     ap.add_argument("--traceback", action="store_true", help="show the traceback of an unexpected failure")
-    return ap.parse_known_args(argv)
+    return ap
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    return build_parser().parse_known_args(argv)
 
 
 def check_beam_args(beam_args: list[str]) -> None:
@@ -68,9 +90,8 @@ def check_beam_args(beam_args: list[str]) -> None:
     for arg in unknown:
         if arg.startswith("-"):
             name = arg.split("=", 1)[0]
-            known = [o for a in parser._actions for o in a.option_strings] + [
-                "--input", "--output", "--config", "--top-k", "--gec-threshold", "--intent-threshold",
-                "--max-answers", "--demo", "--print-config", "--full-rebuild", "--allow-empty"]
+            known = [o for ap in (parser, build_parser()) for a in ap._actions for o in a.option_strings
+                     if o.startswith("--") and a.help is not argparse.SUPPRESS]
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise QabaseError(f"usage: unknown option {name}{hint}")
@@ -89,115 +110,59 @@ def _check_runner_name(beam_args: list[str]) -> None:
         check_runner_name(name)
 
 
-class _SigintSeen:
-    """Records a Ctrl-C (and raises KeyboardInterrupt as Python does): Beam re-raises an interrupt that reached a
-    worker as RuntimeError('KeyboardInterrupt [while running ...]'), which must still exit 130."""
-
-    def __init__(self):
-        self.seen = False
-        self._installed = False
-        self._previous = None
-
-    def __enter__(self):
-        try:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
-        except ValueError:  # not the main thread: no handler, the exception chain still tells
-            pass
-        return self
-
-    def _handle(self, signum, frame):
-        self.seen = True
-        signal.default_int_handler(signum, frame)
-
-    def __exit__(self, *exc):
-        if self._installed:
-            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.SIG_DFL)
-        return False
-
-
-def _interrupted(exc: BaseException, sigint: _SigintSeen) -> bool:
-    """Whether a failure is an interrupt: a Ctrl-C was seen, or a KeyboardInterrupt is in its chain."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return sigint.seen
-
-
-INTERRUPTED = "error: interrupted; the published base is unchanged"
-
-
 def main(argv: list[str] | None = None) -> int:
     args, beam_args = parse_args(sys.argv[1:] if argv is None else argv)
     from schemas.logs import setup_logging
 
     setup_logging(args.verbose, args.quiet)
-    with _SigintSeen() as sigint:
-        return _run(args, beam_args, sigint)
+    from pipelines.exits import run_reporting
+
+    return run_reporting(lambda: _build(args, beam_args), show_traceback=args.traceback or args.verbose)
 
 
-def _run(args: argparse.Namespace, beam_args: list[str], sigint: _SigintSeen) -> int:
-    try:
-        check_beam_args(beam_args)
-        from models.registry import load_config
-        from schemas.config import config_yaml
+def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
+    check_beam_args(beam_args)
+    from models.registry import load_config
+    from schemas.config import config_yaml
 
-        overrides = {k: v for k, v in {
-            "filter.top_k": args.top_k, "filter.gec_threshold": args.gec_threshold,
-            "filter.intent_threshold": args.intent_threshold, "grouping.max_answers": args.max_answers,
-            "quality.allow_empty": True if args.allow_empty else None,
-        }.items() if v is not None}
-        cfg = load_config(args.config, overrides)
-        if args.print_config:
-            print(config_yaml(cfg), end="")
-            return 0
-        if not args.output:
-            raise QabaseError("usage: --output BASE_DIR is required")
-        inputs = list(args.input)
-        if args.demo:
-            from pipelines.demo import write_demo_logs
-
-            from schemas.layout import is_remote, join, upload
-
-            if is_remote(args.output):  # written locally, then put beside the base where workers can read them
-                import tempfile
-
-                local = write_demo_logs(Path(tempfile.mkdtemp(prefix="qabase-demo-logs-")))
-                paths = [join(args.output, "demo-logs", p.name) for p in local]
-                for src, dst in zip(local, paths):
-                    upload(src, dst)
-            else:
-                paths = write_demo_logs(Path(args.output) / "demo-logs")
-            inputs.extend(str(p) for p in paths)
-            LOG.info("demo: wrote %d sample log files to %s", len(paths), join(args.output, "demo-logs"))
-        if not inputs:
-            raise QabaseError("usage: give --input PATH (repeatable) or --demo")
-        from pipelines.build import run_build
-        from pipelines.summary import summary_text
-
-        result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id,
-                           full_rebuild=args.full_rebuild)
-        print(summary_text(result))
+    overrides = {key: getattr(args, flag) for flag, key in CONFIG_FLAGS.items() if getattr(args, flag) is not None}
+    if args.allow_empty:
+        overrides["quality.allow_empty"] = True
+    cfg = load_config(args.config, overrides)
+    if args.print_config:
+        print(config_yaml(cfg), end="")
         return 0
-    except QabaseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return 130
-    except Exception as exc:  # an unexpected failure: one line unless asked for more
-        if _interrupted(exc, sigint):
-            print(INTERRUPTED, file=sys.stderr)
-            return 130
-        if args.traceback or args.verbose:
-            traceback.print_exc()
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        print(f"error: build failed ({type(exc).__name__}: {first[:300]}); the published base is unchanged. "
-              f"Re-run with --traceback for details.", file=sys.stderr)
-        return 1
+    if not args.output:
+        raise QabaseError("usage: --base BASE_DIR (or --output BASE_DIR) is required")
+    inputs = list(args.input) + (_demo_logs(args.output) if args.demo else [])
+    if not inputs:
+        raise QabaseError("usage: give --input PATH (repeatable) or --demo")
+    from pipelines.build import run_build
+    from pipelines.summary import summary_text
+
+    result = run_build(inputs, args.output, cfg, beam_args, version=args.version_id,
+                       full_rebuild=args.full_rebuild)
+    print(summary_text(result))
+    return 0
+
+
+def _demo_logs(output: str) -> list[str]:
+    """The demo's sample logs, written beside the base (BASE_DIR/demo-logs)."""
+    from pipelines.demo import write_demo_logs
+
+    from schemas.layout import is_remote, join, upload
+
+    if is_remote(output):  # written locally, then put beside the base where workers can read them
+        import tempfile
+
+        local = write_demo_logs(Path(tempfile.mkdtemp(prefix="qabase-demo-logs-")))
+        paths = [join(output, "demo-logs", p.name) for p in local]
+        for src, dst in zip(local, paths):
+            upload(src, dst)
+    else:
+        paths = write_demo_logs(Path(output) / "demo-logs")
+    LOG.info("demo: wrote %d sample log files to %s", len(paths), join(output, "demo-logs"))
+    return [str(p) for p in paths]
 
 
 if __name__ == "__main__":

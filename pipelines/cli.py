@@ -2,7 +2,10 @@
 
 Each subcommand takes exactly the arguments of its ``python -m`` form, so scripts and docs carry over:
 ``qabase score gec --input F --output O`` is ``python -m models.tools.score gec --input F --output O``.
-The tool's module is imported only when its subcommand runs, so ``qabase --help`` stays fast.
+The tool's module is imported only when its subcommand runs, so ``qabase --help`` stays fast. Each tool's
+module makes its parser in ``build_parser()`` with schemas.commandline.command_parser: its usage says
+``qabase COMMAND`` (``python -m`` too), every option has help and shows its default. ``build`` and ``daily``
+exit with the codes of schemas.errors.EXIT_CODES (3: the quality gate refused; 4: another build holds the base).
 """
 
 from __future__ import annotations

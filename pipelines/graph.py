@@ -133,7 +133,7 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
               | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
-                                                    cfg.non_answer.threshold))
+                                                      cfg.non_answer.threshold, candidates_needed(cfg)))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: bool(eg[1].valid))
                 | "Select" >> SelectTopK(k))
@@ -152,13 +152,14 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
     answers (pooled over their forms; non-answers never vote)."""
     kept = (selected["ranked"]
             | "RankedEntries" >> beam.Map(lambda r: (r[0], r[1][0]))
-            | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size)
+            | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size,
+                                         cfg.filter.top_k)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
     groups = selected["ranked"] | "KeyGroups" >> beam.Map(lambda r: (r[1][0].key, r[1][1]))
     return ({"kept": kept, "answers": groups}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
-            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation))
+            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation, cfg.filter.top_k))
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows) -> list:

@@ -16,6 +16,11 @@ _NOISE = (
 )
 
 
+# the date as well as the time: a long or scheduled build's lines are read the next day, and beside other logs
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
 class _DropNoise(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         msg = record.getMessage().lower()
@@ -33,7 +38,7 @@ def setup_logging(verbose: bool = False, quiet: bool = False) -> None:
     for h in list(root.handlers):
         root.removeHandler(h)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.setFormatter(logging.Formatter(LOG_FORMAT, LOG_DATE_FORMAT))
     handler.addFilter(_DropNoise())
     root.addHandler(handler)
     root.setLevel(logging.WARNING)

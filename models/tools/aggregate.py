@@ -134,16 +134,27 @@ def readable(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.aggregate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--input", required=True, type=Path)
-    ap.add_argument("--output", type=Path)
-    ap.add_argument("--backend", choices=("embedding", "hf", "http"), default="embedding")
-    ap.add_argument("--model-dir", help="hf: a local causal LM directory")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("aggregate", summary(__doc__))
+    ap.add_argument("--input", required=True, type=Path, metavar="FILE.jsonl",
+                    help='one group per line: {"question": str, "answers": [str, ...]}')
+    ap.add_argument("--output", type=Path, metavar="OUT.jsonl",
+                    help="one aggregation per input line (default: a readable summary on stdout)")
+    ap.add_argument("--backend", choices=("embedding", "hf", "http"), default="embedding",
+                    help="embedding: answers clustered on the index embedder; hf: a local causal LM; http: an "
+                         "OpenAI-compatible endpoint (the LLM backends fall back to embedding)")
+    ap.add_argument("--model-dir", metavar="DIR", help="hf: a local causal LM directory")
     ap.add_argument("--url", help="http: an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
     ap.add_argument("--model", default="auto", help="http: the model name (auto: the server's first)")
-    ap.add_argument("--prompt-version", default="v1")
-    args = ap.parse_args(argv)
+    ap.add_argument("--prompt-version", default="v1",
+                    help="hf and http: the aggregation prompt (models/aggregators/prompts/aggregate_<version>.*)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)

@@ -143,9 +143,11 @@ def plot(path: Path, kind: str, scores: np.ndarray, groups: dict[str, np.ndarray
 
 def _add_arguments(ap) -> None:
     goal = ap.add_mutually_exclusive_group()
-    goal.add_argument("--target-keep", type=float, help="share of questions to keep (default 0.9)")
-    goal.add_argument("--target-precision", type=float, help="wanted share of good questions among the kept")
-    ap.add_argument("--out", type=Path, help="also write <kind>_histogram.png and <kind>_calibration.json here")
+    goal.add_argument("--target-keep", type=float, metavar="R", help="share of questions to keep (default 0.9)")
+    goal.add_argument("--target-precision", type=float, metavar="P",
+                      help="wanted share of good questions among the kept (needs labels)")
+    ap.add_argument("--out", type=Path, metavar="DIR",
+                    help="also write <kind>_histogram.png and <kind>_calibration.json here")
 
 
 def _calibrate(args, backend: str) -> int:
@@ -200,10 +202,16 @@ def _calibrate(args, backend: str) -> int:
     return 0
 
 
+def build_parser():
+    from models.tools.score import scorer_parser
+
+    return scorer_parser("calibrate", __doc__, _add_arguments)
+
+
 def main(argv: list[str] | None = None) -> int:
     from models.tools.score import run_scorer_cli
 
-    return run_scorer_cli("python -m models.tools.calibrate", __doc__, argv, _add_arguments, _calibrate)
+    return run_scorer_cli(build_parser(), argv, _calibrate)
 
 
 if __name__ == "__main__":

@@ -165,17 +165,24 @@ def clinc_oos_sets(data: Path = SHARED) -> tuple[list[dict], list[dict]]:
     return train, val
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("eval-sets", summary(__doc__))
+    ap.add_argument("set", choices=("mucgec", "en-gec", "intent", "clinc-oos"), help="which set to build")
+    ap.add_argument("--lang", choices=("en", "zh", "all"), default="all", help="intent set only: its languages")
+    ap.add_argument("--out", required=True, type=Path, metavar="OUT",
+                    help="the JSONL file to write (clinc-oos: a folder for train.jsonl and val.jsonl)")
+    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR", help="the shared data folder read from")
+    ap.add_argument("--n", type=int, help="en-gec: pairs (default 2000); intent: English clear requests (600)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sampling and the corruptions")
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
     from schemas.jsonl import write_jsonl
 
-    ap = argparse.ArgumentParser(prog="python -m models.tools.eval_sets", description=__doc__.split("\n\n")[0])
-    ap.add_argument("set", choices=("mucgec", "en-gec", "intent", "clinc-oos"))
-    ap.add_argument("--lang", choices=("en", "zh", "all"), default="all", help="intent set only")
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--data", type=Path, default=SHARED)
-    ap.add_argument("--n", type=int, help="en-gec: pairs (default 2000); intent: English clear requests (600)")
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
     if not args.data.is_dir():
         print(f"error: no evaluation data at {args.data}", file=sys.stderr)
         return 2

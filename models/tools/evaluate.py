@@ -134,7 +134,7 @@ def report(scores: list[float], labels: list[int], pairs: list, texts: list[str]
 
 def _add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--threshold", type=float, help="default: the pipeline's e1 (gec) or e2 (intent)")
-    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    ap.add_argument("--json", type=Path, metavar="FILE.json", help="also write the figures as JSON")
 
 
 def _evaluate(args, backend: str) -> int:
@@ -153,10 +153,16 @@ def _evaluate(args, backend: str) -> int:
     return 0
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from models.tools.score import scorer_parser
+
+    return scorer_parser("evaluate", __doc__, _add_arguments)
+
+
 def main(argv: list[str] | None = None) -> int:
     from models.tools.score import run_scorer_cli
 
-    return run_scorer_cli("python -m models.tools.evaluate", __doc__, argv, _add_arguments, _evaluate)
+    return run_scorer_cli(build_parser(), argv, _evaluate)
 
 
 if __name__ == "__main__":

@@ -152,23 +152,33 @@ def finetune(train: Path, base_model: Path, out: Path, epochs: int = 1, max_step
     return facts
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("finetune", summary(__doc__))
+    ap.add_argument("--train", type=Path, required=True, metavar="FILE.jsonl",
+                    help="annotated examples: question, answers, and summary + viewpoints or the reply text")
+    ap.add_argument("--base-model", type=Path, required=True, metavar="DIR",
+                    help="the local causal LM directory to fine-tune")
+    ap.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="where the merged model, the adapter and finetune.json go")
+    ap.add_argument("--epochs", type=int, default=1, help="passes over the examples")
+    ap.add_argument("--max-steps", type=int, metavar="N", help="stop after N optimiser steps (default: the epochs')")
+    ap.add_argument("--lr", type=float, default=2e-4, help="learning rate")
+    ap.add_argument("--lora-r", type=int, default=8, help="LoRA rank")
+    ap.add_argument("--lora-alpha", type=int, default=16, help="LoRA scaling alpha")
+    ap.add_argument("--batch-size", type=int, default=1, help="examples per forward pass")
+    ap.add_argument("--grad-accum", type=int, default=8, help="forward passes per optimiser step")
+    ap.add_argument("--max-length", type=int, default=2048, help="tokens kept per example (its end)")
+    ap.add_argument("--prompt-version", default="v1",
+                    help="the aggregation prompt (models/aggregators/prompts/aggregate_<version>.*)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the shuffling and the adapter's initialisation")
+    ap.add_argument("--no-merge", action="store_true", help="write the adapter only, not the merged model")
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.finetune_aggregator", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--train", type=Path, required=True)
-    ap.add_argument("--base-model", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--max-steps", type=int)
-    ap.add_argument("--lr", type=float, default=2e-4)
-    ap.add_argument("--lora-r", type=int, default=8)
-    ap.add_argument("--lora-alpha", type=int, default=16)
-    ap.add_argument("--batch-size", type=int, default=1)
-    ap.add_argument("--grad-accum", type=int, default=8)
-    ap.add_argument("--max-length", type=int, default=2048)
-    ap.add_argument("--prompt-version", default="v1")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-merge", action="store_true")
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)

@@ -31,8 +31,8 @@ def read_labelled_tsv(path: Path, columns: tuple[str, ...]) -> list[dict]:
 
 
 def add_output_options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--out", type=Path, help="write the fitted parameters here (JSON)")
-    ap.add_argument("--json", type=Path, help="also write the table as JSON")
+    ap.add_argument("--out", type=Path, metavar="PARAMS.json", help="write the fitted parameters here (JSON)")
+    ap.add_argument("--json", type=Path, metavar="TABLE.json", help="also write the table as JSON")
 
 
 def write_outputs(args: argparse.Namespace, params: dict, table: list[dict], text: str) -> None:

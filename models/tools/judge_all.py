@@ -113,15 +113,22 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def build_parser():
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("score all", summary(__doc__))
+    ap.add_argument("--input", required=True, type=Path, metavar="FILE",
+                    help="questions, or question TAB answer, one per line; or JSONL with text (and answer)")
+    ap.add_argument("--config", type=Path, metavar="FILE.yaml",
+                    help="a build config (models, thresholds, policies); default: the defaults")
+    ap.add_argument("--output", type=Path, metavar="OUT.jsonl", help="one JSON object per row instead of the table")
+    return ap
+
+
 def main(argv: list[str]) -> int:
-    import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m models.tools.score all", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--input", required=True, type=Path)
-    ap.add_argument("--config", type=Path, help="a build config (models, thresholds, policies); default: the defaults")
-    ap.add_argument("--output", type=Path, help="one JSON object per row instead of the table")
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
     from models.registry import load_config
     from schemas.logs import setup_logging
 

@@ -124,17 +124,26 @@ def table(kind: str, rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_scorer_cli(prog: str, doc: str, argv: list[str] | None, add_arguments, run) -> int:
-    """The shared shell of the scorer tools: kind, --input, --backend, --model-dir; one-line errors, exit 2.
+def scorer_parser(command: str, doc: str, add_arguments, epilog: str | None = None) -> argparse.ArgumentParser:
+    """The shared arguments of the scorer tools (kind, --input, --backend, --model-dir); ``add_arguments(parser)``
+    adds the tool's own."""
+    from schemas.commandline import command_parser, summary
 
-    ``add_arguments(parser)`` adds the tool's own options; ``run(args, backend)`` does the work.
-    """
-    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
-    ap.add_argument("kind", choices=("gec", "intent"))
-    ap.add_argument("--input", required=True, type=Path)
-    ap.add_argument("--backend")
-    ap.add_argument("--model-dir")
+    ap = command_parser(command, summary(doc), epilog=epilog)
+    ap.add_argument("kind", choices=("gec", "intent"), help="gec: is it well written; intent: is it a clear request")
+    ap.add_argument("--input", required=True, type=Path, metavar="FILE",
+                    help="text (one question per line) or JSONL with a text field")
+    ap.add_argument("--backend", help=f"the scorer; gec: {', '.join(GEC_BACKENDS)} (default {GEC_BACKENDS[0]}); "
+                                      f"intent: {', '.join(INTENT_BACKENDS)} (default {INTENT_BACKENDS[0]})")
+    ap.add_argument("--model-dir", metavar="DIR",
+                    help="a local model directory, for the backends that load one (gec lm and seq2seq; intent "
+                         "prototype and classifier)")
     add_arguments(ap)
+    return ap
+
+
+def run_scorer_cli(ap: argparse.ArgumentParser, argv: list[str] | None, run) -> int:
+    """The shared shell of the scorer tools: one-line errors, exit 2. ``run(args, backend)`` does the work."""
     args = ap.parse_args(argv)
     from schemas.logs import setup_logging
 
@@ -163,8 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         from models.tools.judge_all import main as judge_main
 
         return judge_main(argv[1:])
-    return run_scorer_cli("python -m models.tools.score", __doc__, argv,
-                          lambda ap: ap.add_argument("--output", type=Path), _score)
+    return run_scorer_cli(build_parser(), argv, _score)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return scorer_parser("score", __doc__, lambda ap: ap.add_argument(
+        "--output", type=Path, metavar="OUT.jsonl", help="one JSON object per input line instead of the table"),
+        epilog="qabase score all --input FILE: every judgement the build makes, with its verdict "
+               "(qabase score all --help)")
 
 
 if __name__ == "__main__":

@@ -64,14 +64,21 @@ def make_handler(generator, lock: threading.Lock, default_max: int):
     return Handler
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("serve-llm", summary(__doc__))
+    ap.add_argument("--model", required=True, metavar="DIR", help="a local Hugging Face causal LM directory")
+    ap.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    ap.add_argument("--port", type=int, default=8000, help="the port to listen on (0: a free one)")
+    ap.add_argument("--max-new-tokens", type=int, default=256,
+                    help="tokens generated per prompt when a request gives no max_tokens")
+    ap.add_argument("--batch-size", type=int, default=8, help="prompts generated together")
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.serve_llm", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--max-new-tokens", type=int, default=256)
-    ap.add_argument("--batch-size", type=int, default=8)
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
     from models.aggregators.llm import HfGenerator
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging

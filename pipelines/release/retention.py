@@ -9,8 +9,9 @@ build is gone, ``.latest-<v>`` links a cut-short swap left, and lease files of v
 ``keep`` 0 keeps every version (leftovers are still removed).
 
 Everything happens under the base's build lock (pipelines.release.build_lock.hold_build_lock): while a build runs,
-gc refuses with one line (exit 2), and a build never sees a half-removed version. A publish applies the same
-policy right after it moves ``latest`` (``retention.keep_versions`` / ``keep_failed`` of its config).
+gc refuses with one line (exit 4, as a build does), and a build never sees a half-removed version. A publish
+applies the same policy right after it moves ``latest`` (``retention.keep_versions`` / ``keep_failed`` of its
+config).
 """
 
 from __future__ import annotations
@@ -156,23 +157,31 @@ def gc(base: str, keep: int | None = None, keep_failed: int | None = None, dry_r
         return Plan(apply_plan(layout, plan), plan.keep)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="qabase gc", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, help="the base directory (or its URL)")
-    ap.add_argument("--keep", type=int, help="published versions to keep besides latest and served ones "
-                                             "(default: the latest version's retention.keep_versions; 0 keeps all)")
-    ap.add_argument("--keep-failed", type=int, help="reports of refused versions to keep (default: retention."
-                                                    "keep_failed; 0 keeps all)")
+def build_parser() -> argparse.ArgumentParser:
+    from schemas.commandline import command_parser
+
+    ap = command_parser("gc", "Remove a base's old versions and what killed builds left (--dry-run: show what would "
+                              "go);\nthe version latest names and every served version are always kept.")
+    ap.add_argument("--base", required=True, metavar="BASE_DIR", help="the base directory (or its URL)")
+    ap.add_argument("--keep", type=int, metavar="N",
+                    help="published versions to keep besides latest and served ones "
+                         "(default: the latest version's retention.keep_versions; 0 keeps all)")
+    ap.add_argument("--keep-failed", type=int, metavar="N",
+                    help="reports of refused versions to keep (default: retention.keep_failed; 0 keeps all)")
     ap.add_argument("--dry-run", action="store_true", help="print what would be removed, remove nothing")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from schemas.logs import setup_logging
 
     setup_logging(False, True)
     try:
         plan = gc(args.base, args.keep, args.keep_failed, args.dry_run)
-    except QabaseError as exc:
+    except QabaseError as exc:  # 4 another build holds the base, 2 anything else
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except OSError as exc:  # a folder that cannot be read or changed: one line, as every qabase error
         print(f"error: gc: {exc.filename or args.base}: {exc.strerror or exc}", file=sys.stderr)
         return 1

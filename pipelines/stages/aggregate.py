@@ -7,7 +7,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox
+from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.records import AnswerGroup, KeptQuestion
 
 
@@ -50,11 +50,13 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None):
-        super().__init__(max(1, batch_size // 8))  # groups hold up to max_answers texts
+    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None,
+                 top_k: int | None = None):
+        super().__init__(max(1, batch_size // 8), total=top_k, at_most=True)  # groups: up to max_answers texts
         self._factory = factory
         self._cache_path = cache_path
 
+    @announce_loading("aggregator")
     def load_model(self):
         agg = self._factory.aggregator()
         if self._cache_path:
@@ -68,6 +70,8 @@ class AggregateHandler(MeteredHandler):
         return run_counted("aggregate", agg, lambda: self._run(lambda b: aggregate_groups(agg, b), batch))
 
 
-def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None) -> RunInference:
-    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None)."""
-    return RunInference(AggregateHandler(factory, batch_size, cache_path))
+def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None,
+                        top_k: int | None = None) -> RunInference:
+    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None); ``top_k``: at most
+    how many come (the progress lines' total)."""
+    return RunInference(AggregateHandler(factory, batch_size, cache_path, top_k))

@@ -21,7 +21,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.paraphrase.pair_classifier import space
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox
+from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from pipelines.stages.paraphrase import aliases
 from schemas.records import Entry, FormVectors, KeptQuestion
 
@@ -66,11 +66,12 @@ def embed_kept(embedder, qtyper, batch: list[tuple[int, Entry]], subjective_thre
 class EmbedHandler(MeteredHandler):
     stage = "embed"
 
-    def __init__(self, factory: ModelFactory, subjective_threshold: float, batch_size: int):
-        super().__init__(batch_size)
+    def __init__(self, factory: ModelFactory, subjective_threshold: float, batch_size: int, top_k: int | None = None):
+        super().__init__(batch_size, total=top_k, at_most=True)
         self._factory = factory
         self._threshold = subjective_threshold
 
+    @announce_loading("embedder", "qtype", "paraphrase")
     def load_model(self):
         return ModelBox((self._factory.index_embedder(), self._factory.qtype(), self._factory.paraphrase().embedders))
 
@@ -80,6 +81,8 @@ class EmbedHandler(MeteredHandler):
             lambda b: embed_kept(emb, qtyper, b, self._threshold, spaces), batch))
 
 
-def embed_transform(factory: ModelFactory, subjective_threshold: float, batch_size: int) -> RunInference:
-    """(rank, Entry) -> KeptQuestion with its index vectors and type, batched."""
-    return RunInference(EmbedHandler(factory, subjective_threshold, batch_size))
+def embed_transform(factory: ModelFactory, subjective_threshold: float, batch_size: int,
+                    top_k: int | None = None) -> RunInference:
+    """(rank, Entry) -> KeptQuestion with its index vectors and type, batched; ``top_k``: at most how many come
+    (the progress lines' total)."""
+    return RunInference(EmbedHandler(factory, subjective_threshold, batch_size, top_k))

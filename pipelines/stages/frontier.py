@@ -27,7 +27,7 @@ from apache_beam.transforms.combiners import TupleCombineFn
 from models.caches.scores import ScoreCache
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter
+from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading
 from pipelines.stages.paraphrase import with_members
 from pipelines.stages.score import cached_record, from_cached, score_questions
 from pipelines.stages.select import eligible, rank_order, with_entry_time_sensitivity
@@ -63,6 +63,12 @@ def in_window(entry: Entry, window: tuple[int, int], order: list) -> bool:
     if lo >= hi:
         return False
     return lo <= bisect.bisect_left(order, rank_order(entry)) < hi
+
+
+def tier_members(entry: Entry, window: tuple[int, int], order: list) -> list[tuple[Entry, int]]:
+    """``[(entry, the tier's size)]`` for an entry in the tier's window, else ``[]``: the size is the scoring
+    stage's progress total, which only the window knows."""
+    return [(entry, window[1] - window[0])] if in_window(entry, window, order) else []
 
 
 def beyond(entry: Entry, progress: tuple, order: list) -> bool:
@@ -105,6 +111,7 @@ class EntryScoringHandler(MeteredHandler):
         self._cache_dir = cache_dir
         self._time_threshold = time_threshold
 
+    @announce_loading("gec_en", "gec_zh", "intent", lambda self: ("time_sensitive",) if self._judge_time else ())
     def load_model(self):
         models = self._factory.scoring()
         cache = ScoreCache(str(Path(self._cache_dir) / SCORE_CACHE), models) if self._cache_dir else None
@@ -112,9 +119,11 @@ class EntryScoringHandler(MeteredHandler):
         return ModelBox((models, cache, detector))
 
     def run_inference(self, batch, model, inference_args=None):
+        """``batch``: (entry, its tier's size) pairs (tier_members)."""
         models, cache, detector = model.value
         run = lambda b: score_entries(models, cache, detector, self._filt, b, self._time_threshold)  # noqa: E731
-        return run_counted("score", cache, lambda: self._run(run, batch))
+        entries = [e for e, _ in batch]
+        return run_counted("score", cache, lambda: self._run(run, entries, total=batch[0][1] if batch else None))
 
 
 class ScoreFrontier(beam.PTransform):
@@ -144,7 +153,8 @@ class ScoreFrontier(beam.PTransform):
             window = progress | f"Window{t}" >> beam.Map(
                 tier_window, order=order_si, need=self._need, last=t == TIERS - 1, score_all=self._score_all)
             scored = (entries
-                      | f"InTier{t}" >> beam.Filter(in_window, window=beam.pvalue.AsSingleton(window), order=order_si)
+                      | f"InTier{t}" >> beam.FlatMap(tier_members, window=beam.pvalue.AsSingleton(window),
+                                                   order=order_si)
                       | f"ScoreTier{t}" >> RunInference(self._handler()))
             found = (scored
                      | f"Found{t}" >> beam.Map(lambda e, drop: (1, int(eligible(e, drop))), drop=self._drop)

@@ -15,7 +15,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.nonanswer.base import score_answers
 from models.registry import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
-from pipelines.stages.metering import MeteredHandler, ModelBox
+from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.dates import widen
 from schemas.judgement import OWN_THRESHOLD
 from schemas.records import AnswerCount, AnswerGroup, Entry
@@ -74,12 +74,14 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
 class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, threshold: float = OWN_THRESHOLD):
-        super().__init__(max(1, batch_size // 8))  # a group holds up to max_answers texts
+    def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, threshold: float = OWN_THRESHOLD,
+                 candidates: int | None = None):
+        super().__init__(max(1, batch_size // 8), total=candidates, at_most=True)  # a group: up to max_answers texts
         self._factory = factory
         self._max_answers = max_answers
         self._threshold = threshold
 
+    @announce_loading("non_answer")
     def load_model(self):
         return ModelBox(self._factory.non_answer())
 
@@ -88,5 +90,6 @@ class NonAnswerHandler(MeteredHandler):
 
 
 def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
-                        threshold: float = OWN_THRESHOLD) -> RunInference:
-    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold))
+                        threshold: float = OWN_THRESHOLD, candidates: int | None = None) -> RunInference:
+    """``candidates``: at most how many entries come (the top K plus headroom): the progress lines' total."""
+    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold, candidates))

@@ -36,7 +36,7 @@ from apache_beam.ml.inference.base import RunInference
 from models.paraphrase.evidence import answer_overlap, answers_disagree
 from models.paraphrase.pair_classifier import space
 from models.registry import ModelFactory
-from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, metered_call
+from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
 from schemas.config import ParaphraseConfig
 from schemas.records import Entry, ScoredQuestion
 from schemas.text import question_id
@@ -232,6 +232,7 @@ class SpaceVectorHandler(MeteredHandler):
         super().__init__(batch_size)
         self._factory = factory
 
+    @announce_loading("paraphrase")
     def load_model(self):
         return ModelBox(self._factory.paraphrase())
 
@@ -312,13 +313,14 @@ class SpacePairsFn(beam.DoFn):
 
     def process(self, element):
         sp, points = element
-        meter = StageMeter(STAGE)
+        meter = StageMeter(STAGE, label=f"{STAGE} {sp}")
         with meter.timing(0):  # building the table and index is the stage's work too
             table = space_tables((sp, *p) for p in points).get(sp)
             n = len(table.keys) if table is not None else 0
             if n:
                 index = knn_index(table.vectors)
                 min_cos = candidate_cosine(self._judge, self._cfg, sp)
+        meter.total = n  # the space's questions: progress against them
         # one chunk at a time: progress shows during a long space, and a chunk's pairs leave before the next
         # is judged (timed apart from the downstream work done on them)
         for start in range(0, n, self.CHUNK):

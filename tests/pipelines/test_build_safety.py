@@ -26,7 +26,7 @@ from pipelines import build_base
 from pipelines.build import publish_version, run_build, stage_version
 from pipelines.release import leftovers
 from pipelines.release.build_lock import hold_build_lock
-from schemas.errors import BuildLockedError, InputError, PublishError, QabaseError
+from schemas.errors import BuildLockedError, GateRefused, InputError, PublishError, QabaseError
 from schemas.layout import (
     LATEST,
     LATEST_FILE,
@@ -119,13 +119,13 @@ def _copy(published, tmp_path) -> tuple[Path, str]:
 def test_an_all_bad_full_rebuild_never_replaces_a_real_base(published, tmp_path, with_fakes, capsys):
     base, live = _copy(published, tmp_path)
     bad = _all_bad(tmp_path / "bad.jsonl")
-    with pytest.raises(PublishError, match=r"0 entries.*--allow-empty.*quality\.allow_empty: true") as err:
+    with pytest.raises(GateRefused, match=r"0 entries.*--allow-empty.*quality\.allow_empty: true") as err:
         run_build([str(bad)], base, _cfg(), factory=FakeModels(), full_rebuild=True)
     assert "previous version" in str(err.value) and "latest is unchanged" in str(err.value)
     assert BaseLayout(base).current_version() == live and not _staging(base)
     assert sorted(p.name for p in (base / "versions").iterdir()) == [live]
-    # the command line: exit 2, one line that says how to opt in
-    assert build_base.main(["--input", str(bad), "--output", str(base), "--full-rebuild", "-q"]) == 2
+    # the command line: exit 3 (the gate refused), one line that says how to opt in
+    assert build_base.main(["--input", str(bad), "--output", str(base), "--full-rebuild", "-q"]) == 3
     lines = _error_lines(capsys.readouterr().err)
     assert len(lines) == 1 and "--allow-empty" in lines[0], lines
     # opted in: published, and the drift check says what was lost instead of being skipped
@@ -141,7 +141,7 @@ def test_an_all_bad_full_rebuild_never_replaces_a_real_base(published, tmp_path,
 def test_a_new_base_from_input_with_no_good_row_is_refused_unless_allowed(tmp_path, with_fakes, capsys):
     base = tmp_path / "base"
     empty = ROOT / "tests" / "fixtures" / "empty.jsonl"
-    assert build_base.main(["--input", str(empty), "--output", str(base), "-q"]) == 2
+    assert build_base.main(["--input", str(empty), "--output", str(base), "-q"]) == 3  # the gate refused
     lines = _error_lines(capsys.readouterr().err)
     assert len(lines) == 1 and "0 entries" in lines[0] and "--allow-empty" in lines[0], lines
     assert BaseLayout(base).current_version() is None and not _staging(base)
@@ -182,7 +182,7 @@ def test_a_second_build_is_refused_while_one_runs_then_takes_the_lock_over_once_
         with pytest.raises(BuildLockedError, match=rf"another build is running in {base} \(pid {holder.pid} on host "
                                                    rf"{socket.gethostname()} since 20\d\d-"):
             run_build([str(more)], base, _cfg(), factory=FakeModels())
-        assert build_base.main(["--input", str(more), "--output", str(base), "-q"]) == 2
+        assert build_base.main(["--input", str(more), "--output", str(base), "-q"]) == 4  # busy: try later
         lines = _error_lines(capsys.readouterr().err)
         assert len(lines) == 1 and f"pid {holder.pid}" in lines[0], lines
         assert BaseLayout(base).current_version() == live and not _staging(base)

@@ -1,0 +1,54 @@
+"""The one way a ``qabase`` command makes its argument parser: named ``qabase COMMAND``, defaults shown.
+
+Every tool's module has ``build_parser()`` built on :func:`command_parser`, so ``qabase COMMAND --help`` and
+``python -m MODULE --help`` print the same usage line (the name a user types in the docs) and every option's
+default, and a test can read every command's help without running the tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path, PurePath
+
+_PROJECT = Path(__file__).resolve().parents[1]
+
+
+def shown_default(value) -> str | None:
+    """How a default reads in help, or None where saying it adds nothing (no value, an off switch, an empty
+    list)."""
+    if value is None or value is False or value == [] or value == () or value is argparse.SUPPRESS:
+        return None
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(shown_default, value))
+    if isinstance(value, PurePath):  # said from the project's root, so help reads the same on every checkout
+        for root, prefix in ((_PROJECT, ""), (_PROJECT.parent, "../")):
+            if Path(value).is_relative_to(root):
+                return prefix + str(Path(value).relative_to(root))
+    return str(value)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (tables stay tables); each option's help ends with its default,
+    unless the help already says what the default is."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if not action.option_strings or "default" in text.lower():
+            return text
+        default = shown_default(action.default)
+        if default is None:
+            return text
+        return f"{text} (default: {default.replace('%', '%%')})"
+
+
+def summary(doc: str | None) -> str | None:
+    """A module docstring's first paragraph: what a command's help says it does."""
+    return doc.strip().split("\n\n")[0] if doc else None
+
+
+def command_parser(command: str, description: str | None = None, epilog: str | None = None,
+                   **kwargs) -> argparse.ArgumentParser:
+    """A parser whose usage says ``qabase COMMAND`` and whose help shows defaults (description and epilog
+    printed as written)."""
+    return argparse.ArgumentParser(prog=f"qabase {command}", description=description, epilog=epilog,
+                                   formatter_class=HelpFormatter, **kwargs)
