@@ -1,12 +1,8 @@
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-# tests anywhere below tests/pipelines/ import the fake models (tests/fakes/models.py) by name
-sys.path.insert(0, str(Path(__file__).parent / "pipelines"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -179,4 +175,3 @@ def tiny_bert_classifier(tmp_path_factory, tiny_bert) -> Path:
     BertForSequenceClassification(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
-
