@@ -350,18 +350,17 @@ def _expectations(results: list[dict]) -> str:
                      for r in results[:5])
 
 
-def gate_version(output: str | Path, version: str) -> dict:
+def gate_version(output: str | Path, version: str, expectations: bool = True) -> dict:
     """Run the quality gate on a staged version. On a critical failure: the report goes to
     ``failed/<version>/``, the staging folder is removed and GateRefused (a PublishError) says why (and, where the gate
     knows one, how to opt in). Otherwise the manifest (with the expectation results and every file's
-    checksum) is written; returns it. Holds the build lock."""
+    checksum) is written; returns it. Holds the build lock. ``expectations=False`` (tests only, see
+    :func:`run_build`) writes the manifest without running the expectations: no ``quality`` in it."""
     with hold_build_lock(BaseLayout(output), version):
-        return _gate(output, version)
+        return _gate(output, version, expectations)
 
 
-def _gate(output: str | Path, version: str) -> dict:
-    from pipelines.release.quality import validate_version
-
+def _gate(output: str | Path, version: str, expectations: bool = True) -> dict:
     publisher = Publisher(output, version)
     staging = publisher.staging
     publisher.ensure_local(DRAFT)
@@ -370,21 +369,8 @@ def _gate(output: str | Path, version: str) -> dict:
                            f"{publisher.layout.url_of(L.VERSIONS_DIR) if publisher.remote else publisher.versions}")
     try:
         manifest = json.loads((staging / DRAFT).read_text(encoding="utf-8"))
-        cfg = config_from_dict(manifest["config"])
-        previous = manifest.get("previous_version")
-        quality = validate_version(staging, manifest["index"], cfg, manifest["counts"],
-                                   publisher.layout.fetch(previous) if previous else None)
-        manifest["quality"] = quality
-        if quality["critical_failures"]:
-            report = _keep_failed_report(publisher, staging, manifest)
-            hints = "".join(f"; {r['hint']}" for r in quality["critical_failures"] if r.get("hint"))
-            raise GateRefused(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
-                              f"({_expectations(quality['critical_failures'])}){hints}; "
-                              f"{L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; report: {report}")
-        if quality["warnings"]:  # published all the same: said here, not only in the report
-            LOG.warning("quality gate: %d warning(s): %s%s", len(quality["warnings"]),
-                        _expectations(quality["warnings"]),
-                        "".join(f"; {r['hint']}" for r in quality["warnings"] if r.get("hint")))
+        if expectations:
+            _check_quality(publisher, staging, manifest)
         (staging / DRAFT).unlink()
         publisher.write_manifest(manifest)
         publisher.push()
@@ -392,6 +378,29 @@ def _gate(output: str | Path, version: str) -> dict:
         publisher.abort()
         raise
     return manifest
+
+
+def _check_quality(publisher: Publisher, staging: Path, manifest: dict) -> None:
+    """The expectations on a staged version, their results put in ``manifest["quality"]``; GateRefused (the
+    failed version's report kept) on a critical failure, a warning logged for each warning."""
+    from pipelines.release.quality import validate_version
+
+    LOG.info("quality gate: checking the staged version ...")  # several seconds of great-expectations: say so
+    cfg = config_from_dict(manifest["config"])
+    previous = manifest.get("previous_version")
+    quality = validate_version(staging, manifest["index"], cfg, manifest["counts"],
+                               publisher.layout.fetch(previous) if previous else None)
+    manifest["quality"] = quality
+    if quality["critical_failures"]:
+        report = _keep_failed_report(publisher, staging, manifest)
+        hints = "".join(f"; {r['hint']}" for r in quality["critical_failures"] if r.get("hint"))
+        raise GateRefused(f"quality gate: {len(quality['critical_failures'])} critical expectation(s) failed "
+                           f"({_expectations(quality['critical_failures'])}){hints}; "
+                           f"{L.LATEST_FILE if publisher.remote else L.LATEST} is unchanged; report: {report}")
+    if quality["warnings"]:  # published all the same: said here, not only in the report
+        LOG.warning("quality gate: %d warning(s): %s%s", len(quality["warnings"]),
+                    _expectations(quality["warnings"]),
+                    "".join(f"; {r['hint']}" for r in quality["warnings"] if r.get("hint")))
 
 
 def publish_version(output: str | Path, version: str) -> Path:
@@ -432,6 +441,7 @@ def _report_version(output: str | Path, version: str, manifest: dict | None = No
     folder = layout.fetch(version)
     if manifest is None:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    LOG.info("report: writing %s ...", ", ".join(REPORT_FILES))
     write_report(folder, manifest)
     if not layout.remote:
         return str(folder / REPORT_FILES[0])
@@ -442,7 +452,7 @@ def _report_version(output: str | Path, version: str, manifest: dict | None = No
 
 def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
               version: str | None = None, full_rebuild: bool = False,
-              factory: ModelFactory | None = None) -> BuildResult:
+              factory: ModelFactory | None = None, gate: bool = True, report: bool = True) -> BuildResult:
     """Build, gate, publish and report one version. Raises QabaseError with a readable message on bad input.
 
     By default a build continues the state of the latest version (pipelines.state): input files
@@ -450,13 +460,18 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
     With nothing new and the same config it publishes nothing and returns the latest version.
     ``full_rebuild`` ignores the state and counts the given inputs alone. The build lock is held from the
     stage to the report (BuildLockedError when another build holds it).
+
+    ``gate=False`` and ``report=False`` are for tests that are about neither (a second of a ~10 s fake-model
+    build each): the manifest is written without the expectations' results (no ``quality``, nothing refused),
+    and the version has no report.html / report.json / browse page. Every command builds with both.
     """
     with _staged(inputs, output, cfg, beam_args, version, full_rebuild, factory) as staged:
         if staged.unchanged:
             return staged
-        manifest = gate_version(output, staged.version)
+        manifest = gate_version(output, staged.version, expectations=gate)
         final = publish_version(output, staged.version)
-        report_version(output, staged.version, manifest)
+        if report:
+            report_version(output, staged.version, manifest)
     layout = BaseLayout(output)
     return BuildResult(staged.version, final, manifest, staged.stage_table,
                        location=layout.version_url(staged.version) if layout.remote else None)

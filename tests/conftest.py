@@ -1,18 +1,16 @@
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-# tests anywhere below tests/pipelines/ import the fake models (tests/pipelines/fake_models.py) by name
-sys.path.insert(0, str(Path(__file__).parent / "pipelines"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# builds in tests: no aggregation or model caches (nothing shared between tests), no Data Docs (seconds each)
+FAST_BUILD = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False}
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
@@ -28,7 +26,27 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+FULL_TIER = "python -m pytest -q --full"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true", default=False,
+                     help="the full tier: the tests marked slow as well (real models, real-model builds, a browser, "
+                          "servers, kill tests, packaging); without it only the default tier runs")
+
+
+def _default_tier(config) -> bool:
+    """Without --full the tests marked slow are left out, unless a -m expression chooses by marker itself."""
+    return not config.getoption("--full") and not config.getoption("markexpr")
+
+
 def pytest_collection_modifyitems(config, items):
+    if _default_tier(config):
+        slow = [item for item in items if "slow" in item.keywords]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if "slow" not in item.keywords]
+            config.stash[_SLOW_LEFT_OUT] = len(slow)
     try:
         import faiss
 
@@ -41,16 +59,44 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
 
 
+_SLOW_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    left_out = config.stash.get(_SLOW_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(f"default tier: {left_out} tests marked slow were deselected; "
+                                    f"`{FULL_TIER}` runs them too")
+    elif _default_tier(config) and getattr(config.option, "numprocesses", None):  # xdist: the workers collect
+        terminalreporter.write_line(f"default tier: the tests marked slow were deselected; `{FULL_TIER}` runs them too")
+
+
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    """An empty ``mem://`` store (tests/pipelines/fake_store.py, which registers the scheme with Beam); the local
+    """An empty ``mem://`` store (tests/fakes/store.py, which registers the scheme with Beam); the local
     mirror of remote bases in tmp_path/cache (empty: as on a fresh machine)."""
-    import fake_store
+    from fakes import store as fake_store
 
     fake_store.reset()
     monkeypatch.setenv("QABASE_CACHE_DIR", str(tmp_path / "cache"))
     yield fake_store
     fake_store.reset()
+
+
+@pytest.fixture(scope="session")
+def shared_fake_base(tmp_path_factory):
+    """(base folder, BuildResult): tests/fixtures/tiny.jsonl built once per test run with the fake models
+    (tests/fakes/models.py) and FAST_BUILD, gated and reported like any build. Shared by every test that asks
+    for it: read it, never change it: a test that changes a base changes its own copy
+    (``shutil.copytree(base, tmp_path / "base", symlinks=True)``)."""
+    from fakes.models import FakeModels
+    from models.registry import load_config
+    from pipelines.build import run_build
+
+    base = tmp_path_factory.mktemp("fake-base") / "base"
+    res = run_build([str(FIXTURES / "tiny.jsonl")], base, load_config(None, FAST_BUILD), factory=FakeModels())
+    assert res.manifest["counts"]["published"] > 0
+    return base, res
 
 
 @pytest.fixture
@@ -129,16 +175,3 @@ def tiny_bert_classifier(tmp_path_factory, tiny_bert) -> Path:
     BertForSequenceClassification(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
-
-
-class FakeEmbedder:
-    """Random unit vectors (seeded by the batch size): for tests where the embedder is beside the point."""
-
-    model_id, dim = "fake", 8
-
-    def embed(self, texts):
-        import numpy as np
-
-        rng = np.random.default_rng(len(texts))
-        v = rng.normal(size=(len(texts), 8)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)

@@ -45,6 +45,7 @@ def wheel(tmp_path_factory) -> Path:
     return wheels[0]
 
 
+@pytest.mark.slow  # packaging (pip wheel)
 def test_the_wheel_ships_every_data_file_and_the_console_command(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = sorted(_data_files() - names)

@@ -6,7 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
-from fake_models import FakeModels, HashEmbedder
+from fakes.models import FakeModels, HashEmbedder
 
 from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import load_base, memory_base
@@ -155,7 +155,7 @@ def fake_base(tmp_path_factory):
                     encoding="utf-8")
     out = folder / "base"
     cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False})
-    run_build([str(fixtures / "tiny.jsonl"), str(logs)], out, cfg, factory=FakeModels())
+    run_build([str(fixtures / "tiny.jsonl"), str(logs)], out, cfg, factory=FakeModels(), gate=False, report=False)
     return (out / "latest").resolve()
 
 
@@ -227,6 +227,6 @@ def test_language_indexes_can_be_turned_off(tmp_path):
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False,
                              "index.language_indexes": False})
-    res = run_build([str(fixtures / "tiny.jsonl")], tmp_path / "b", cfg, factory=FakeModels())
+    res = run_build([str(fixtures / "tiny.jsonl")], tmp_path / "b", cfg, factory=FakeModels(), gate=False, report=False)
     assert "spaces" not in res.manifest["index"] and not list(res.path.glob("index_*.faiss"))
     assert load_base(res.path, HashEmbedder()).spaces == {}

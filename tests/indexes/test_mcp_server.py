@@ -2,7 +2,7 @@
 an agent starts it), over streamable HTTP on 127.0.0.1, live reload of a newly published version, bad arguments
 as tool errors, and the OpenAI function-calling schemas from the same tool definitions.
 
-One base per module, built with the fake models (tests/pipelines/fake_models.py): English and Chinese questions.
+One base per module, built with the fake models (tests/fakes/models.py): English and Chinese questions.
 Its embedder is the fake one, which the model registry cannot load by name, so the server subprocesses run
 ``indexes.mcp_server.main`` after putting the fake in ``models.registry.load_embedder``'s place (LAUNCH below),
 and the in-process tests do the same with monkeypatch.
@@ -23,7 +23,7 @@ from typing import NamedTuple
 import anyio
 import jsonschema
 import pytest
-from fake_models import FakeModels, HashEmbedder
+from fakes.models import FakeModels, HashEmbedder
 
 from indexes import mcp_server
 from indexes.agent_tools import TOOLS, RetrieverTools, ToolArgumentError, checked_query, openai_tools, sdk_tools
@@ -47,10 +47,10 @@ NEWER_LOGS = [("What is the boiling point of water?", "Water boils at 100 degree
 NEPTUNE = "How many moons does Neptune have?"
 NEPTUNE_ZH = "海王星有几颗卫星？"
 # the server as `python -m indexes.mcp_server ARGS`, over the fake embedder
-LAUNCH = ("import sys; sys.path[:0] = [{root!r}, {fakes!r}]; import models.registry as r; "
-          "from fake_models import HashEmbedder; r.load_embedder = lambda spec, **kw: HashEmbedder(); "
+LAUNCH = ("import sys; sys.path[:0] = [{root!r}, {tests!r}]; import models.registry as r; "
+          "from fakes.models import HashEmbedder; r.load_embedder = lambda spec, **kw: HashEmbedder(); "
           "from indexes.mcp_server import main; sys.exit(main(sys.argv[1:]))").format(
-    root=str(ROOT), fakes=str(ROOT / "tests" / "pipelines"))
+    root=str(ROOT), tests=str(ROOT / "tests"))
 ENV = {"OMP_WAIT_POLICY": "PASSIVE", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(ROOT)}
 
@@ -68,7 +68,7 @@ def _build(logs: Path, base: Path, **kw):
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("mcp")
-    _build(_logs(folder / "logs.jsonl", LOGS), folder / "base")
+    _build(_logs(folder / "logs.jsonl", LOGS), folder / "base", gate=False, report=False)
     return folder / "base"
 
 
@@ -135,6 +135,7 @@ async def _check_refusals(client) -> None:
     assert not (await client.call_tool("answer_retriever", {"query": "x" * MAX_QUERY_CHARS})).is_error
 
 
+@pytest.mark.slow  # a server subprocess
 def test_stdio_session_lists_answers_and_refuses(base):
     version = os.readlink(base / "latest").rsplit("/", 1)[-1]
 
@@ -203,6 +204,7 @@ def http_server(live_copy, tmp_path):
             proc.wait()
 
 
+@pytest.mark.slow  # a server subprocess
 def test_streamable_http_answers_and_reloads_a_newly_published_version(http_server, tmp_path):
     from mcp import Client
 

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from fake_models import HashEmbedder
+from fakes.models import HashEmbedder
 
 from indexes import rerank as rr
 from indexes.loading import memory_base

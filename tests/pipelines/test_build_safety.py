@@ -2,7 +2,7 @@
 never publish over each other, bad runners and unreadable inputs fail before anything is created, an interrupt
 exits 130 with one line, and what killed builds leave behind is swept by the next one.
 
-Small inputs and the fake models (tests/pipelines/fake_models.py); the kill and SIGINT cases run a real build in
+Small inputs and the fake models (tests/fakes/models.py); the kill and SIGINT cases run a real build in
 a subprocess with a scorer that waits, and signal it once scoring has started.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from fake_models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
+from fakes.models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
 
 from models.registry import ScoringModels, load_config
 from pipelines import build_base
@@ -97,13 +97,10 @@ def with_fakes(monkeypatch):
     monkeypatch.setattr(build, "run_build", lambda *a, **k: real(*a, **{"factory": FakeModels(), **k}))
 
 
-@pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    """A real base (tiny.jsonl), copied by each test that changes it."""
-    base = tmp_path_factory.mktemp("safety") / "base"
-    res = run_build([str(ROOT / "tests" / "fixtures" / "tiny.jsonl")], base, _cfg(), factory=FakeModels())
-    assert res.manifest["counts"]["published"] > 0
-    return base, res
+@pytest.fixture
+def published(shared_fake_base):
+    """A real base (tiny.jsonl, built once per test run: tests/conftest.py), copied by each test that changes it."""
+    return shared_fake_base
 
 
 def _copy(published, tmp_path) -> tuple[Path, str]:
@@ -116,6 +113,7 @@ def _copy(published, tmp_path) -> tuple[Path, str]:
 # --- an empty base ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_an_all_bad_full_rebuild_never_replaces_a_real_base(published, tmp_path, with_fakes, capsys):
     base, live = _copy(published, tmp_path)
     bad = _all_bad(tmp_path / "bad.jsonl")
@@ -138,6 +136,7 @@ def test_an_all_bad_full_rebuild_never_replaces_a_real_base(published, tmp_path,
                                                                        ("base", "entries")}
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_a_new_base_from_input_with_no_good_row_is_refused_unless_allowed(tmp_path, with_fakes, capsys):
     base = tmp_path / "base"
     empty = ROOT / "tests" / "fixtures" / "empty.jsonl"
@@ -166,12 +165,13 @@ with hold_build_lock(BaseLayout(sys.argv[1]), "20260101T000000000Z"):
 
 
 def _python(code: str, *args, **kw) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "pipelines")]),
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
                OMP_WAIT_POLICY="PASSIVE")
     return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 
+@pytest.mark.slow  # a kill test (a build or lock holder in a subprocess)
 def test_a_second_build_is_refused_while_one_runs_then_takes_the_lock_over_once_it_is_killed(
         published, tmp_path, with_fakes, capsys, warnings_logged):
     base, live = _copy(published, tmp_path)
@@ -197,6 +197,7 @@ def test_a_second_build_is_refused_while_one_runs_then_takes_the_lock_over_once_
     assert not (base / LOCK_FILE).exists()  # released
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_a_version_staged_before_another_was_published_is_never_published_over_it(published, tmp_path):
     """The daily DAG's steps hold the lock one task at a time: a build that publishes between its stage and its
     publish would have its rows dropped by that publish. The publish refuses instead."""
@@ -204,7 +205,7 @@ def test_a_version_staged_before_another_was_published_is_never_published_over_i
     day2 = _logs(tmp_path / "day2.jsonl", [("How tall is the Eiffel Tower?", "About 330 metres.")])
     day3 = _logs(tmp_path / "day3.jsonl", [("How deep is the Mariana Trench?", "About 11 km.")])
     staged = stage_version([str(day2)], base, _cfg(), factory=FakeModels())
-    other = run_build([str(day3)], base, _cfg(), factory=FakeModels())
+    other = run_build([str(day3)], base, _cfg(), factory=FakeModels(), gate=False, report=False)
     from pipelines.build import gate_version
 
     gate_version(base, staged.version)
@@ -224,7 +225,7 @@ def test_an_interrupt_between_the_rename_and_the_swap_leaves_no_orphan_version(p
 
     monkeypatch.setattr(BaseLayout, "point_latest", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        run_build([str(more)], base, _cfg(), factory=FakeModels())
+        run_build([str(more)], base, _cfg(), factory=FakeModels(), gate=False)
     monkeypatch.undo()
     assert BaseLayout(base).current_version() == live
     assert sorted(p.name for p in (base / "versions").iterdir()) == [live]
@@ -327,7 +328,7 @@ _WAITING_BUILD = """
 import sys, time
 from dataclasses import dataclass
 from pathlib import Path
-from fake_models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
+from fakes.models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
 from models.registry import ScoringModels
 import pipelines.build as build
 import pipelines.build_base as build_base
@@ -369,6 +370,7 @@ def _fast_config(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow  # a kill test (a build or lock holder in a subprocess)
 def test_sigint_during_scoring_exits_130_with_one_line_and_no_staging(published, tmp_path):
     base, live = _copy(published, tmp_path)
     more = _logs(tmp_path / "more.jsonl", [("How tall is the Eiffel Tower?", "About 330 metres.")])
@@ -385,6 +387,7 @@ def test_sigint_during_scoring_exits_130_with_one_line_and_no_staging(published,
 # --- what killed builds leave behind ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a kill test (a build or lock holder in a subprocess)
 def test_the_next_build_sweeps_what_a_killed_build_left(published, tmp_path, warnings_logged):
     """SIGKILL during scoring leaves its lock and staging folder; older kills left a staging folder with no draft,
     a `.latest-<v>` link and (killed between the rename and the swap) a complete version that latest never named.
@@ -413,6 +416,7 @@ def test_the_next_build_sweeps_what_a_killed_build_left(published, tmp_path, war
     assert "took over the build lock" in messages and f"removed version {killed_version} (never published" in messages
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_a_staged_version_waiting_for_its_gate_is_kept_until_it_is_stale(published, tmp_path, monkeypatch):
     """The daily DAG stages in one task and gates in the next: another build in between keeps that staging folder
     (it has its draft) unless it is older than the lock timeout (then whoever takes the lock removes it)."""
@@ -420,7 +424,7 @@ def test_a_staged_version_waiting_for_its_gate_is_kept_until_it_is_stale(publish
     day2 = _logs(tmp_path / "day2.jsonl", [("How tall is the Eiffel Tower?", "About 330 metres.")])
     staged = stage_version([str(day2)], base, _cfg(), factory=FakeModels())
     day3 = _logs(tmp_path / "day3.jsonl", [("How deep is the Mariana Trench?", "About 11 km.")])
-    run_build([str(day3)], base, _cfg(), factory=FakeModels())
+    run_build([str(day3)], base, _cfg(), factory=FakeModels(), gate=False, report=False)
     assert _staging(base) == [f"{STAGING_PREFIX}{staged.version}"]
     monkeypatch.setattr(leftovers, "STALE_AFTER_SECONDS", 0.0)
     with hold_build_lock(BaseLayout(base), new_version_id()):  # what every build does first
@@ -459,7 +463,7 @@ def test_a_store_base_is_locked_by_an_object_and_a_stale_one_is_taken_over(store
     # a lock older than the timeout (its holder cannot be asked: another host) is taken over
     store.OBJECTS[lock] = _lock_object(4242, "builder-7", "2020-01-01T00:00:00+00:00")
     store.OBJECTS[f"{BASE}/versions/{STAGING_PREFIX}20250101T000000000Z/stats.json"] = b"{}"  # its leftovers
-    res = run_build([tiny], BASE, _cfg(), factory=FakeModels())
+    res = run_build([tiny], BASE, _cfg(), factory=FakeModels(), gate=False, report=False)
     assert store.OBJECTS[f"{BASE}/{LATEST_FILE}"].decode().strip() == res.version
     assert lock not in store.OBJECTS and not [k for k in store.OBJECTS if STAGING_PREFIX in k]
     assert any("took over the build lock" in m for m in warnings_logged)
@@ -470,7 +474,8 @@ def test_a_store_lock_names_this_host_s_dead_pid_is_stale(store):
     dead.wait()
     store.OBJECTS[f"{BASE}/{LOCK_FILE}"] = _lock_object(dead.pid, socket.gethostname(),
                                                         time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()))
-    res = run_build([str(ROOT / "tests" / "fixtures" / "tiny.jsonl")], BASE, _cfg(), factory=FakeModels())
+    res = run_build([str(ROOT / "tests" / "fixtures" / "tiny.jsonl")], BASE, _cfg(), factory=FakeModels(), gate=False,
+                    report=False)
     assert store.OBJECTS[f"{BASE}/{LATEST_FILE}"].decode().strip() == res.version
 
 

@@ -4,7 +4,8 @@ import json
 import time
 
 import pyarrow.parquet as pq
-from fake_models import FakeModels
+import pytest
+from fakes.models import FakeModels
 
 from models.registry import load_config
 from pipelines.build import run_build
@@ -15,7 +16,7 @@ def test_whole_graph_runs_with_fake_models(fixtures, tmp_base):
     cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False})
     t0 = time.perf_counter()
     res = run_build([str(fixtures / "tiny.jsonl"), str(fixtures / "bad.jsonl"), str(fixtures / "pairs.csv")],
-                    tmp_base, cfg, factory=FakeModels())
+                    tmp_base, cfg, factory=FakeModels(), report=False)
     seconds = time.perf_counter() - t0
     c = res.manifest["counts"]
     assert c["rows_read"] == c["rows_accepted"] + c["rows_rejected"] and c["rows_rejected"] > 0
@@ -42,7 +43,7 @@ def test_whole_graph_runs_with_fake_models(fixtures, tmp_base):
 def test_paraphrases_become_one_entry_with_pooled_asks_answers_and_aliases(tmp_path, tmp_base):
     """With the fake judge (content words overlap): three forms of one question, one of them typo'd (a doubled
     word fails the fake GEC) and asked most, become one entry; 'lost' and 'broken' stay apart."""
-    from fake_models import HashEmbedder
+    from fakes.models import HashEmbedder
 
     from indexes.retrievers import AnswerRetriever
 
@@ -55,7 +56,7 @@ def test_paraphrases_become_one_entry_with_pooled_asks_answers_and_aliases(tmp_p
     logs = tmp_path / "logs.jsonl"
     logs.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for q, a in rows), encoding="utf-8")
     cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False})
-    res = run_build([str(logs)], tmp_base, cfg, factory=FakeModels())
+    res = run_build([str(logs)], tmp_base, cfg, factory=FakeModels(), gate=False)
     qa = pq.read_table(res.path / QA_FILE).to_pylist()
     assert len(qa) == 3 and res.manifest["counts"]["merged_questions"] == 2
     top = qa[0]
@@ -89,7 +90,7 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     """With the real pattern rules as the detector: refusals are shown, counted and never win the vote (even
     when most given); a question answered only with non-answers is withheld (no_valid_answer), and
     AnswerRetriever says so instead of answering from a near question."""
-    from fake_models import HashEmbedder
+    from fakes.models import HashEmbedder
 
     from indexes.retrievers import AnswerRetriever
 
@@ -130,6 +131,7 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     assert "Non-answers" in report and "Where is my parcel now?" in report
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_a_base_left_short_by_the_headroom_warns_and_more_headroom_fills_it(tmp_path, tmp_base):
     rows = (_rows("What is the capital of France?", ["Paris is the capital of France."] * 7, 1)
             + _rows("Where is my parcel now?", ["I'm sorry, but I can't help with that."] * 5, 3)
@@ -137,18 +139,19 @@ def test_a_base_left_short_by_the_headroom_warns_and_more_headroom_fills_it(tmp_
     logs = _logs(tmp_path / "logs.jsonl", rows)
     base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False, "filter.top_k": 2}
     short = run_build([str(logs)], tmp_base, load_config(None, {**base, "non_answer.headroom": 0.0}),
-                      factory=FakeModels())
+                      factory=FakeModels(), report=False)
     assert short.manifest["counts"]["published"] == 1  # the parcel question had no valid answer, Spain never judged
     warned = [w for w in short.manifest["quality"]["warnings"] if w["suite"] == "fill"]
     assert warned and warned[0]["column"] == "headroom_sufficient"
     full = run_build([str(logs)], tmp_path / "base2", load_config(None, {**base, "non_answer.headroom": 0.5}),
-                     factory=FakeModels())
+                     factory=FakeModels(), report=False)
     assert full.manifest["counts"]["published"] == 2
     assert not [w for w in full.manifest["quality"]["warnings"] if w["suite"] == "fill"]
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path, tmp_base):
-    from fake_models import HashEmbedder
+    from fakes.models import HashEmbedder
 
     from indexes.retrievers import AnswerRetriever
 
@@ -157,7 +160,7 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
                  + _rows("How much does the iPhone cost right now?", ["It starts at $829."], 9)
                  + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2))
     base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False}
-    res = run_build([str(logs)], tmp_base, load_config(None, base), factory=FakeModels())
+    res = run_build([str(logs)], tmp_base, load_config(None, base), factory=FakeModels(), gate=False)
     qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
     price = qa["How much does the iPhone cost right now?"]
     assert price["time_sensitive"] and price["time_sensitive_reason"] == "price"
@@ -168,18 +171,19 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
     assert "Time-sensitive questions" in (res.path / "report.html").read_text(encoding="utf-8")
 
     dropped = run_build([str(logs)], tmp_path / "drop", load_config(None, dict(base, **{"time_sensitive.policy": "drop"})),
-                        factory=FakeModels())
+                        factory=FakeModels(), report=False)
     assert [r["question"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist()] == ["What is the capital of Spain?"]
     questions = {r["question"]: r for r in pq.read_table(dropped.path / QUESTIONS_FILE).to_pylist()}
     assert questions["How much does the iPhone cost right now?"]["reason"] == "time_sensitive"
     assert dropped.manifest["quality"]["critical_failures"] == []
 
     kept = run_build([str(logs)], tmp_path / "keep", load_config(None, dict(base, **{"time_sensitive.policy": "keep"})),
-                     factory=FakeModels())
+                     factory=FakeModels(), gate=False, report=False)
     rows = pq.read_table(kept.path / QA_FILE).to_pylist()
     assert len(rows) == 2 and not any(r["time_sensitive"] for r in rows)
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_scoring_only_what_the_top_k_needs_gives_the_base_that_scoring_everything_gives(tmp_path):
     """The frontier (pipelines.stages.frontier) scores entries in frequency order until top_k + headroom pass.
     Here the top-K boundary falls among eleven questions asked three times each, the most asked questions
@@ -200,9 +204,10 @@ def test_scoring_only_what_the_top_k_needs_gives_the_base_that_scoring_everythin
     logs = _logs(tmp_path / "logs.jsonl", rows)
     base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False, "filter.top_k": 5,
             "non_answer.headroom": 0.2}
-    lazy = run_build([str(logs)], tmp_path / "lazy", load_config(None, base), factory=FakeModels())
+    lazy = run_build([str(logs)], tmp_path / "lazy", load_config(None, base), factory=FakeModels(), gate=False,
+                     report=False)
     full = run_build([str(logs)], tmp_path / "full", load_config(None, {**base, "filter.score_all": True}),
-                     factory=FakeModels())
+                     factory=FakeModels(), gate=False, report=False)
     lazy_qa, full_qa = pq.read_table(lazy.path / QA_FILE), pq.read_table(full.path / QA_FILE)
     assert lazy_qa.num_rows == 5 and lazy_qa.equals(full_qa)
     # the boundary fell inside the tie: two of the eleven three-ask capitals are in, by the smallest key

@@ -11,7 +11,6 @@ from pipelines.build import run_build
 from pipelines.demo import write_demo_logs
 from pipelines.state import StateError
 
-pytestmark = pytest.mark.slow
 
 # the top-K boundary falls inside the demo's questions, so it moves as days are added
 OVERRIDES = {"filter.top_k": 60}
@@ -55,6 +54,7 @@ def builds(days, tmp_path_factory):
     return daily, full, work
 
 
+@pytest.mark.slow  # real-model builds
 def test_three_daily_increments_equal_one_full_rebuild(builds):
     daily, full, _ = builds
     last = daily[-1]
@@ -77,6 +77,7 @@ def test_three_daily_increments_equal_one_full_rebuild(builds):
     assert caches["score"]["hits"] > 0 and caches["score"]["misses"] < last.manifest["counts"]["distinct_questions"]
 
 
+@pytest.mark.slow  # real-model builds
 def test_a_new_form_joins_its_entry_which_keeps_its_qid(builds):
     """Paraphrase merging across increments: day 3's new form joins the entry of its earlier forms (in the
     increments as in the full rebuild, compared above) and, asked most, becomes the entry's text; the qid
@@ -95,6 +96,7 @@ def test_a_new_form_joins_its_entry_which_keeps_its_qid(builds):
     assert after["frequency"] == sum(a["count"] for a in after["aliases"]) > before["frequency"] + 44
 
 
+@pytest.mark.slow  # real-model builds
 def test_the_same_logical_day_twice_changes_nothing(builds, days):
     daily, _, work = builds
     again = run_build([str(d) for d in days], work / "incremental", load_config(None, OVERRIDES))
@@ -103,6 +105,7 @@ def test_the_same_logical_day_twice_changes_nothing(builds, days):
     assert again.manifest["counts"]["rows_read"] == daily[-1].manifest["counts"]["rows_read"]
 
 
+@pytest.mark.slow  # real-model builds
 def test_a_new_config_rebuilds_from_the_state_without_new_files(builds, days, tmp_path):
     daily, full, work = builds
     base = tmp_path / "base"
@@ -113,6 +116,7 @@ def test_a_new_config_rebuilds_from_the_state_without_new_files(builds, days, tm
     assert res.manifest["counts"]["published"] == 30
 
 
+@pytest.mark.slow  # real-model builds
 def test_a_rewritten_log_file_is_refused_not_double_counted(builds, days, tmp_path):
     _, _, work = builds
     base = tmp_path / "base"
@@ -131,6 +135,7 @@ def test_a_rewritten_log_file_is_refused_not_double_counted(builds, days, tmp_pa
             f.write(original)
 
 
+@pytest.mark.slow  # real-model builds
 def test_identical_content_under_a_new_path_is_new_rows_in_both_modes(builds, days, tmp_path):
     """A file is its path: a copy of day 1's log under another path counts again, in an increment as in a full
     rebuild given every path (before: the increment skipped it as 'already counted', by sha256 alone)."""
@@ -152,6 +157,7 @@ def test_identical_content_under_a_new_path_is_new_rows_in_both_modes(builds, da
         assert _table(inc.path, name).equals(_table(rebuilt.path, name)), name
 
 
+@pytest.mark.slow  # real-model builds
 def test_other_input_settings_cannot_continue_the_state(builds, days, tmp_path):
     _, _, work = builds
     base = tmp_path / "base"

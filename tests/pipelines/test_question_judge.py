@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, make_dataclass
 
 import pyarrow.parquet as pq
 import pytest
-from fake_models import FakeModels
+from fakes.models import FakeModels
 
 from models import registry
 from pipelines.build import run_build

@@ -1,6 +1,6 @@
 """A base on an object store (issue 17): every file through Beam FileSystems, published with a LATEST pointer.
 
-``mem://`` is an in-process object store (tests/pipelines/fake_store.py: flat keys, no folders, no symlinks,
+``mem://`` is an in-process object store (tests/fakes/store.py: flat keys, no folders, no symlinks,
 rename = copy + delete, every rename and write recorded). The builds use the small fake models.
 """
 
@@ -9,10 +9,10 @@ import json
 import shutil
 from pathlib import Path
 
-import fake_store
+from fakes import store as fake_store
 import pyarrow.parquet as pq
 import pytest
-from fake_models import FakeModels, HashEmbedder
+from fakes.models import FakeModels, HashEmbedder
 
 from models.registry import load_config
 from pipelines.build import run_build
@@ -100,7 +100,7 @@ def test_an_incremental_build_continues_the_store_s_latest_from_another_machine(
                            for a in ["About 330 metres.", "It is 330 m tall.", "About 330 metres."]), encoding="utf-8")
     # this machine's local mirror is empty: the previous version and its state come from the store
     inputs = _inputs(fixtures) + [str(new)]
-    second = run_build(inputs, BASE, _cfg(), factory=FakeModels())
+    second = run_build(inputs, BASE, _cfg(), factory=FakeModels(), gate=False)  # its report: the rerun writes none
     inc = second.manifest["increment"]
     assert inc["mode"] == "incremental" and inc["base_version"] == first.version
     assert sorted(inc["skipped_files"]) == sorted(_inputs(fixtures)) and inc["new_files"] == [str(new)]
@@ -118,6 +118,7 @@ def test_an_incremental_build_continues_the_store_s_latest_from_another_machine(
     assert len(store.WRITES) == writes
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_a_refused_or_failed_build_leaves_latest_and_no_staging(fixtures, built, store, monkeypatch):
     import pipelines.stages.outputs as outputs
 
@@ -191,10 +192,11 @@ def test_retrievers_load_a_remote_base_into_a_local_cache(built, store, tmp_path
         load_base(BASE, HashEmbedder(), cache_dir=tmp_path / "fresh")
 
 
+@pytest.mark.slow  # several whole builds (fake models)
 def test_local_bases_keep_the_symlink_and_a_latest_file_is_read_too(fixtures, tmp_base, tmp_path):
     from indexes.retrievers import QuestionRetriever
 
-    res = run_build([str(fixtures / "tiny.jsonl")], tmp_base, _cfg(), factory=FakeModels())
+    res = run_build([str(fixtures / "tiny.jsonl")], tmp_base, _cfg(), factory=FakeModels(), gate=False, report=False)
     assert (tmp_base / LATEST).is_symlink() and (tmp_base / LATEST).resolve() == res.path.resolve()
     assert not (tmp_base / LATEST_FILE).is_file() or (tmp_base / LATEST_FILE).is_symlink()  # case-insensitive disks
     # a base copied from a store (e.g. gsutil rsync): LATEST file, no symlink
@@ -204,7 +206,8 @@ def test_local_bases_keep_the_symlink_and_a_latest_file_is_read_too(fixtures, tm
     hits = QuestionRetriever(copy, embedder=HashEmbedder(), mode="dense").search("What is the capital of France?", k=1)
     assert hits and "france" in hits[0].question.lower()
     # and a build continues it: incremental on the version LATEST names
-    more = run_build([str(fixtures / "tiny.jsonl"), str(fixtures / "pairs.csv")], copy, _cfg(), factory=FakeModels())
+    more = run_build([str(fixtures / "tiny.jsonl"), str(fixtures / "pairs.csv")], copy, _cfg(), factory=FakeModels(),
+                     gate=False, report=False)
     assert more.manifest["increment"]["base_version"] == res.version
     assert (copy / LATEST).resolve() == more.path.resolve()
     assert (copy / LATEST_FILE).read_text().strip() == more.version  # the pointer file follows

@@ -1,9 +1,9 @@
-"""schemas.layout for bases on a store (``mem://``, tests/pipelines/fake_store.py) and the LATEST pointer file."""
+"""schemas.layout for bases on a store (``mem://``, tests/fakes/store.py) and the LATEST pointer file."""
 
 import hashlib
 import json
 
-import fake_store
+from fakes import store as fake_store
 import pytest
 
 from schemas import layout

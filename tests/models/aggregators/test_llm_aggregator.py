@@ -96,7 +96,7 @@ class Scripted:
         return self.replies[:len(prompts)]
 
 
-from conftest import FakeEmbedder  # noqa: E402
+from fakes.models import FakeEmbedder
 
 
 def test_unparsable_replies_and_failed_generation_fall_back_with_the_reason():
@@ -147,6 +147,7 @@ def llm_server(tiny_llama):
     proc.wait(timeout=30)
 
 
+@pytest.mark.slow  # a server subprocess
 def test_tiny_llama_served_over_http(llm_server, tiny_llama):
     import urllib.request
 
@@ -169,6 +170,7 @@ def test_unreachable_endpoint_is_a_generation_error():
         gen.generate(["hi"])
 
 
+@pytest.mark.slow  # a server subprocess
 def test_aggregate_command_with_the_http_backend(llm_server, tmp_path):
     from models.tools.aggregate import main
 

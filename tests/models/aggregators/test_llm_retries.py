@@ -97,7 +97,7 @@ def test_the_retry_after_seconds_are_honoured(server):
 
 
 def test_5xx_beyond_the_budget_falls_back_after_every_attempt(server):
-    from conftest import FakeEmbedder
+    from fakes.models import FakeEmbedder
 
     url, script = server
     script.steps = [(500, {}, 0.0)] * 10

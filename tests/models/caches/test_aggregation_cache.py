@@ -45,7 +45,7 @@ def test_cached_aggregator_skips_unchanged_groups_across_processes(tmp_path):
 
 
 def test_aggregator_identities_carry_every_setting_that_changes_results():
-    from conftest import FakeEmbedder
+    from fakes.models import FakeEmbedder
 
     from models.aggregators.embedding import EmbeddingAggregator
     from models.aggregators.llm import LlmAggregator

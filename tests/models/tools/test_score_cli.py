@@ -6,8 +6,6 @@ import pytest
 
 from models.tools.score import main
 
-pytestmark = pytest.mark.slow
-
 MIXED = ["How do I reset my password?", "how do i resett my pasword", "asdkjh qwe zxcv", "hello",
          "and the second one?", "长城有多长？", "我想想知道的的长城有多长", "你好", "翻译一下上面的"]
 
@@ -20,6 +18,7 @@ def _run(tmp_path, kind, *extra, text=None):
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow  # the packaged models
 def test_gec_scores_every_line_in_order(tmp_path):
     rows = _run(tmp_path, "gec")
     assert [r["text"] for r in rows] == MIXED
@@ -29,6 +28,7 @@ def test_gec_scores_every_line_in_order(tmp_path):
     assert rows[1]["details"]["unknown_words"] == ["resett", "pasword"]
 
 
+@pytest.mark.slow  # the packaged models
 def test_intent_scores_and_jsonl_input(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(json.dumps({"text": t}, ensure_ascii=False) for t in MIXED), encoding="utf-8")
@@ -46,6 +46,7 @@ def test_intent_with_a_local_model_directory(tmp_path, tiny_bert):
     assert all(0.0 <= r["score"] <= 1.0 for r in rows) and len(rows) == 2
 
 
+@pytest.mark.slow  # the packaged models
 def test_table_output_and_errors(tmp_path, capsys):
     src = tmp_path / "in.txt"
     src.write_text("hello\n你好\n", encoding="utf-8")
@@ -70,6 +71,7 @@ def test_gec_lm_backend_needs_a_model_dir(tmp_path, tiny_llama, capsys):
     assert "need --model-dir" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # the packaged models
 def test_all_shows_every_judgement_and_the_verdict_with_its_reason(tmp_path, capsys):
     """`score all` on the mixed file the docs show: chit-chat, requests, non-answers, time-sensitive
     questions and unsupported languages, both languages (benchmarks/mixed_judgements.jsonl)."""

@@ -1,6 +1,6 @@
 """The base browser (browse.html) and the offline Data Docs, in a real browser.
 
-A small base is built with the fake models (tests/pipelines/fake_models.py) from logs with an objective and a
+A small base is built with the fake models (tests/fakes/models.py) from logs with an objective and a
 subjective question, a paraphrase, a contradicted and a time-sensitive answer, Chinese, hostile text (``</script>``,
 an ``<img onerror>``) and questions the filters drop. Debian's chromium, driven by Playwright, opens the page from
 disk: a search finds the entry, a flag narrows the list, an entry opens with its answer and viewpoints, the dropped
@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 import pyarrow.parquet as pq
 import pytest
-from fake_models import FakeModels
+from fakes.models import FakeModels
 
 from models.registry import load_config
 from pipelines.build import run_build

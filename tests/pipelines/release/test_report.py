@@ -10,7 +10,6 @@ from models.registry import load_config
 from pipelines.build import run_build
 from pipelines.release.report import main as report_main
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +28,7 @@ def built(tmp_path_factory):
     return res
 
 
+@pytest.mark.slow  # a real-model build
 def test_report_is_self_contained_and_matches_its_json(built):
     page = (built.path / "report.html").read_text(encoding="utf-8")
     figures = json.loads((built.path / "report.json").read_text(encoding="utf-8"))
@@ -47,6 +47,7 @@ def test_report_is_self_contained_and_matches_its_json(built):
     assert "id='reliability'" in page and rel["least"] and rel["least"][0][0] == f"{min(rel['scores']):.3f}"
 
 
+@pytest.mark.slow  # a real-model build
 def test_great_expectations_data_docs_are_kept_beside_the_report(built):
     quality = built.manifest["quality"]
     assert quality["data_docs"] == "data_docs/index.html"
@@ -59,12 +60,14 @@ def test_great_expectations_data_docs_are_kept_beside_the_report(built):
     assert {"accepted_rows", "accepted_rows_profile", "scored_questions", "qa_store", "index"} <= suites
 
 
+@pytest.mark.slow  # a real-model build
 def test_log_text_is_escaped(built):
     page = (built.path / "report.html").read_text(encoding="utf-8")
     assert "<script" not in page.lower()
     assert "&lt;script&gt;alert(" in page  # the rejected row and the dropped question, shown as text
 
 
+@pytest.mark.slow  # a real-model build
 def test_report_command_rebuilds_a_version(built, tmp_path, capsys):
     base = built.path.parent.parent
     (built.path / "report.html").unlink()
@@ -75,6 +78,7 @@ def test_report_command_rebuilds_a_version(built, tmp_path, capsys):
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
+@pytest.mark.slow  # a real-model build
 def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monkeypatch):
     """Duplicate qids and an out-of-range score injected into the staged QA store: the gate refuses to
     publish, latest stays on the previous version, and the failure report says why."""
@@ -112,6 +116,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
     assert "FAIL" in page and "expect_column_values_to_be_unique" in page
 
 
+@pytest.mark.slow  # a real-model build
 def test_quality_gate_catches_accepted_rows_beyond_the_limits(tmp_path, monkeypatch):
     """A validator regression lets an over-long question through: the accepted-rows suites stop the publish."""
     import dataclasses

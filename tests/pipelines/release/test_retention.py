@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_models import FakeModels
+from fakes.models import FakeModels
 
 from models.registry import load_config
 from pipelines import cli
@@ -29,11 +29,10 @@ FAST = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": 
 OLD = [f"2025010{d}T000000000Z" for d in range(1, 6)]  # five older versions, oldest first
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    base = tmp_path_factory.mktemp("retention") / "base"
-    res = run_build([str(ROOT / "tests" / "fixtures" / "tiny.jsonl")], base, load_config(None, FAST),
-                    factory=FakeModels())
+@pytest.fixture
+def built(shared_fake_base):
+    """The base of tiny.jsonl built once per test run (tests/conftest.py); tests change copies of it."""
+    base, res = shared_fake_base
     return base, res.version
 
 
@@ -140,7 +139,7 @@ def test_a_publish_applies_the_config_s_retention(built, tmp_path):
     more.write_text(json.dumps({"question": "How tall is the Eiffel Tower?", "answer": "About 330 metres."}) + "\n",
                     encoding="utf-8")
     res = run_build([str(more)], base, load_config(None, {**FAST, "retention.keep_versions": 2}),
-                    factory=FakeModels())
+                    factory=FakeModels(), gate=False, report=False)
     assert _versions(base) == sorted([live, res.version])  # the new one and the one before it
     assert BaseLayout(base).current_version() == res.version
 
@@ -182,7 +181,7 @@ def test_a_serving_live_base_holds_its_version_until_it_serves_the_next(built, t
     """qabase serve / the MCP server (LiveBase) lease the version they serve: gc keeps it while they serve it,
     and they give it back once latest has moved and the next version serves."""
     import models.registry
-    from fake_models import HashEmbedder
+    from fakes.models import HashEmbedder
 
     from indexes.serve import LiveBase
 
@@ -252,7 +251,7 @@ def test_another_thread_of_the_process_is_another_build(built, tmp_path):
 
 def test_a_service_given_the_latest_link_leases_the_real_version_and_follows_latest(built, tmp_path, monkeypatch):
     import models.registry
-    from fake_models import HashEmbedder
+    from fakes.models import HashEmbedder
 
     from indexes.serve import LiveBase
 

@@ -4,7 +4,7 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from fake_models import FakeModels, HashEmbedder
+from fakes.models import FakeModels, HashEmbedder
 
 from pipelines.stages.paraphrase import (
     MergeParaphrases,
@@ -173,7 +173,7 @@ def test_the_beam_stage_turned_off_gives_one_entry_per_question():
 
 
 def test_shared_answers_merge_what_the_words_alone_do_not_and_never_override_a_veto():
-    from fake_models import OverlapJudge
+    from fakes.models import OverlapJudge
 
     from models.paraphrase.evidence import answer_signature
 
@@ -207,7 +207,7 @@ def test_a_rare_form_joins_a_group_whose_pooled_answers_it_shares():
 def test_answers_that_disagree_keep_two_questions_apart():
     """Both asked repeatedly, each with its own repeated answer, none shared: never merged or linked, however
     alike the words; a question answered once (or by a bot whose answers never repeat) gives no such evidence."""
-    from fake_models import OverlapJudge
+    from fakes.models import OverlapJudge
 
     from models.paraphrase.evidence import answer_signature, answers_disagree
 

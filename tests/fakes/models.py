@@ -1,4 +1,5 @@
-"""Small, fast, deterministic stand-ins for the real models, behind the real interfaces.
+"""Small, fast, deterministic stand-ins for the real models, behind the real interfaces (``from fakes.models import
+FakeModels``).
 
 The embedder hashes words (and Chinese characters) into a 64-d bag-of-words vector, so texts
 that share words are close: the real question-type classifier and the real embedding aggregator
@@ -132,3 +133,14 @@ class FakeModels:
                 "intent": QuestionMarkIntent.model_id, "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]",
                 "aggregator": f"embedding[{emb}]", "non_answer": RuleNonAnswer.model_id,
                 "time_sensitive": RuleTimeSensitivity.model_id, "language": "script+py3langid"}
+
+
+class FakeEmbedder:
+    """Random unit vectors (seeded by the batch size): for tests where the embedder is beside the point."""
+
+    model_id, dim = "fake", 8
+
+    def embed(self, texts):
+        rng = np.random.default_rng(len(texts))
+        v = rng.normal(size=(len(texts), 8)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
