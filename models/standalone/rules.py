@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 
-from models.standalone.words import (EN_ATTRIBUTES, EN_DEICTIC, EN_FOLLOW_UP, EN_FUNCTION, EN_PREDICATES,
-                                     ZH_ASKED_UNITS, ZH_ATTRIBUTES, ZH_CLASSIFIERS, ZH_DEICTIC, ZH_FOLLOW_UP_OPENERS,
-                                     ZH_FUNCTION, ZH_NUMERALS, ZH_PREDICATES, ZH_RISKY_SINGLES)
+from models.standalone.words import (EN_ATTRIBUTES, EN_AUDIENCE, EN_DEICTIC, EN_FOLLOW_UP, EN_FUNCTION,
+                                     EN_PREDICATES, ZH_ASKED_UNITS, ZH_ATTRIBUTES, ZH_AUDIENCE, ZH_AUDIENCE_THEN,
+                                     ZH_CLASSIFIERS, ZH_DEICTIC, ZH_FOLLOW_UP_OPENERS, ZH_FUNCTION, ZH_NUMERALS,
+                                     ZH_PREDICATES, ZH_RISKY_SINGLES)
 from schemas.judgement import Judgement
 
 REASON = "no_subject"
@@ -46,7 +47,7 @@ _ZH_PARTICLES = re.compile("[吗呢吧啊呀嘛么了的哦嗯哈]")
 _ZH_MORE = re.compile("继续|接着|详细|解释|举个?例|例子|换一个|再来|还有|然后|简单点|展开")  # asks for more of a reply
 _ZH_CHITCHAT = re.compile(
     r"(你好|您好|你好吗|在吗|在不在|在么|你是谁|你叫什么(名字)?|你能(做|干)什么|你会(做|干)?什么|你有什么(用|功能)|"
-    r"你(多大|几岁)(了)?|我是谁|吃了吗|(现在)?几点(了)?|今天(几号|星期几|周几|礼拜几)|好的|好吧|是的|是吗|对|行|可以|嗯+|哦+|哈+|谢谢.*)")
+    r"你(多大|几岁)(了)?|我是谁|吃了吗|(现在)?几点(了)?|今天(几号|星期几|周几|礼拜几)|好的|好吧|是的|是吗|对|行|可以|嗯+|哦+|哈+|谢谢.*)[呢呀哦啊吧]?")
 
 
 def _safe_at(text: str, i: int) -> int:
@@ -69,6 +70,14 @@ def _counted_at(text: str, i: int) -> int:
         k += 1
     if k > j and k < len(text) and text[k] in ZH_CLASSIFIERS:
         return k + 1 - i
+    return 0
+
+
+def _audience_at(text: str, i: int) -> int:
+    """Length of who something is for, followed by a modal (孕妇能…, 小孩可以…): the thing itself is left out."""
+    for who in ZH_AUDIENCE:
+        if text.startswith(who, i) and text.startswith(ZH_AUDIENCE_THEN, i + len(who)):
+            return len(who)
     return 0
 
 
@@ -109,7 +118,7 @@ def zh_content(text: str) -> tuple[str, bool]:
         if n:
             pointed = True
         else:
-            n = _counted_at(text, i) or _safe_at(text, i)
+            n = _counted_at(text, i) or _audience_at(text, i) or _safe_at(text, i)
             if n and text[i:i + n] in ZH_DEICTIC:
                 pointed = True
         if n:
@@ -192,7 +201,7 @@ def en_content(words: list[str]) -> tuple[list[str], bool]:
                     and len(words) <= _EN_POINTED_MAX and not nxt.isdigit()):
                 skip = True
             continue
-        if w in _EN_ASKING or w in _EN_ORDINALS:
+        if w in _EN_ASKING or w in _EN_ORDINALS or (w in EN_AUDIENCE and k and words[k - 1] == "for"):
             continue
         content.append(w)
     return content, pointed
@@ -206,8 +215,10 @@ def judge_en(question: str) -> Judgement:
     if len(words) <= FOLLOW_UP_MAX_EN and any(text == f or text.startswith(f + " ") for f in EN_FOLLOW_UP):
         return Judgement(FOLLOW_UP, REASON, {"cue": "follow_up"})
     content, pointed = en_content(words)
-    if not content and (words[:1] == ["define"] or words[:3] in (["what", "is", "a"], ["what", "is", "an"])):
-        content = words[3:] or words[1:]  # a definition names its topic: "what is a side effect"
+    if not content and (words[:1] == ["define"] or words[:3] in (["what", "is", "a"], ["what", "is", "an"])
+                        or (len(words) == 3 and words[:2] in (["what", "is"], ["what", "are"])
+                            and words[2] not in EN_DEICTIC)):
+        content = words[2:]  # a definition names its topic: "what is a side effect", "what is time"
     if content:
         return Judgement(0.0, "", {"content": " ".join(content)})
     cue = ("follow_up" if _EN_MORE & set(words) or words[0] in ("go", "tell", "say")

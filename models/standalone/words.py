@@ -46,12 +46,16 @@ ZH_RISKY_SINGLES = frozenset("用做弄搞办去走来到买卖吃喝带拿穿�
                              "难好对行上下中里点")
 # attribute nouns: a property of something that has to be named (X的门票, X的副作用)
 ZH_ATTRIBUTES = (
-    "门票", "票", "价格", "价钱", "钱", "费用", "多少钱", "时间", "营业时间", "开放时间", "地址", "位置", "电话", "号码",
+    "门票", "票", "价格", "价钱", "费用", "多少钱", "时间", "营业时间", "开放时间", "地址", "位置", "电话", "号码",
     "名字", "名称", "作者", "作用", "用途", "用法", "用量", "功效", "效果", "副作用", "区别", "差别", "不同", "关系",
     "原因", "优惠", "折扣", "保质期", "有效期", "尺寸", "大小", "重量", "年龄", "身高", "内容", "情况", "问题", "结果",
     "答案", "意义", "停车", "停车场", "规则", "要求", "条件", "流程", "步骤", "方法", "办法", "评价", "口碑", "质量",
-    "配置", "参数", "热量", "卡路里", "老婆", "老公", "孕妇", "小孩", "孩子", "宝宝", "儿童", "老人", "学生",
+    "配置", "参数", "热量", "卡路里", "老婆", "老公", "学生票", "儿童票", "重要",
 )
+# who something is for: asking only where the thing is left out ("孕妇能吃吗"), the topic where it is the subject
+# ("孩子发烧怎么办" has content anyway; "学生需要什么" keeps 学生): rules._audience
+ZH_AUDIENCE = ("孕妇", "小孩", "孩子", "宝宝", "儿童", "老人", "学生")
+ZH_AUDIENCE_THEN = ("能", "可以", "可不可以", "能不能", "适合", "要")
 # a follow-up turn: 那…呢, 还有呢, 然后呢 (what about ...?)
 ZH_FOLLOW_UP_OPENERS = ("那如果", "那要是", "那么", "如果是", "要是", "还有", "然后", "那")
 
@@ -67,7 +71,7 @@ can can't cannot could couldn't will won't would wouldn't should shouldn't shall
 have haven't has hasn't had having need needs get gets got
 i i'm me my mine you you're your yours we us our one ones it's that's there's they're
 someone something anything everything some any all much many more most else other another enough
-just really also still again too now today tomorrow tonight ever even actually exactly
+just really also still again too now ever even actually exactly
 """.split())
 EN_PREDICATES = frozenset("""
 use used using work works worked working mean means meant take takes took cost costs make makes made go goes going
@@ -82,8 +86,8 @@ shorter longer fine ok sure okay allowed necessary required serious scam fake th
 EN_ATTRIBUTES = frozenset("""
 price prices cost fee fees ticket tickets reservation reservations booking address hours opening time times
 difference differences side effect effects calories name age height weight size meaning example examples
-detail details info information review reviews rating parking refund number language word words version
-kids children child baby babies adults pregnant students seniors people
-""".split())
+detail details info information review reviews rating parking refund number language word words version""".split())
+# who something is for: asking only after "for" ("is it safe for kids"), the topic elsewhere ("are kids expensive")
+EN_AUDIENCE = frozenset("kids children child baby babies adults pregnant women men students seniors dogs cats".split())
 # openers of a follow-up turn: "what about London?", "and the second one?", "how about tomorrow"
 EN_FOLLOW_UP = ("what about", "how about", "and")

@@ -23,7 +23,7 @@ def _flags(question: str, lang: str) -> bool:
 @pytest.mark.parametrize("question,cue", [
     ("要门票吗？", "bare_predicate"), ("多少钱", "bare_predicate"), ("一箱多少钱", "bare_predicate"),
     ("几点开门", "bare_predicate"), ("能吃吗", "bare_predicate"), ("有什么区别", "bare_predicate"),
-    ("这个怎么用", "deictic"), ("这首歌叫什么名字", "deictic"), ("他是谁", "deictic"), ("翻译一下上面的", "deictic"),
+    ("孕妇能吃吗", "bare_predicate"), ("学生票多少钱", "bare_predicate"), ("这个怎么用", "deictic"), ("这首歌叫什么名字", "deictic"), ("他是谁", "deictic"), ("翻译一下上面的", "deictic"),
     ("那北京呢", "follow_up"), ("上海呢？", "follow_up"), ("还有呢", "follow_up"), ("继续", "follow_up"),
 ])
 def test_chinese_questions_without_a_subject_are_flagged_with_their_cue(question, cue):
@@ -33,7 +33,7 @@ def test_chinese_questions_without_a_subject_are_flagged_with_their_cue(question
 
 @pytest.mark.parametrize("question,cue", [
     ("how much?", "bare_predicate"), ("how many calories", "bare_predicate"), ("what's the difference", "bare_predicate"),
-    ("how long does it take?", "deictic"), ("is it safe?", "deictic"), ("who sings this song", "deictic"), ("translate this", "deictic"),
+    ("how long does it take?", "deictic"), ("is it safe?", "deictic"), ("is it safe for kids", "deictic"), ("who sings this song", "deictic"), ("translate this", "deictic"),
     ("what about London?", "follow_up"), ("and the second one?", "follow_up"), ("tell me more", "follow_up"),
 ])
 def test_english_questions_without_a_subject_are_flagged_with_their_cue(question, cue):
@@ -44,7 +44,7 @@ def test_english_questions_without_a_subject_are_flagged_with_their_cue(question
 @pytest.mark.parametrize("question", [
     # short complete questions, the same predicates with their subject named
     "故宫门票多少钱", "故宫要门票吗", "一箱矿泉水多少钱", "布洛芬孕妇能吃吗", "长城有多长", "一年有多少天",
-    "失眠怎么办", "苹果和安卓有什么区别", "什么是副作用",
+    "失眠怎么办", "苹果和安卓有什么区别", "什么是副作用", "钱重要吗", "学生需要什么",
     # two asking characters that make a topic word (小说, 高中), and a name that starts with a pointer (那英)
     "小说推荐", "高中难吗", "那英多大了",
     # a pointer with its referent named first
@@ -61,6 +61,8 @@ def test_chinese_questions_that_name_their_subject_stand(question):
     "what is a side effect", "python list sort", "ibuprofen side effects", "iphone 15 is it waterproof",
     "netflix how much is it per month", "why is it called a hot dog", "is it true that goldfish have 3 second memory",
     "what is this year's super bowl date", "tea or coffee?", "hello", "who are you", "what time is it",
+    # who something is for as the subject ("for kids" leaves the thing out), a bare definition, a plan for today
+    "are kids expensive", "what is time", "what should i do today",
 ])
 def test_english_questions_that_name_their_subject_stand(question):
     assert not _flags(question, "en"), _judged(question, "en")
