@@ -10,7 +10,8 @@ it, its identity without loading, and what a prefix's target must be):
 - paraphrase judge (``paraphrase.judge``): models/paraphrase/__init__.py
 - non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
   models/timesensitive
-- further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each)
+- further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each):
+  ``standalone.model`` (models/standalone)
 
 Adding a backend is adding a row to its kind's table; nothing here changes. :func:`check_config` checks a
 config's names and model paths against the tables (``load_config`` does both the structural checks of
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
-from models import aggregators, embedders, gec, intent, nonanswer, paraphrase, timesensitive
+from models import aggregators, embedders, gec, intent, nonanswer, paraphrase, standalone, timesensitive
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
@@ -48,8 +49,11 @@ EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # th
 
 # Question judges beyond GEC and intent, applied where those are (pipelines.stages.score): (config section,
 # its kind's backend table). The section holds ``model`` (a name in the table) and ``threshold`` (-1: the
-# judge's own), and whatever else its backends read. Wiring a new question judge is one line here.
-QUESTION_JUDGES: tuple[tuple[str, tuple[Backend, ...]], ...] = ()
+# judge's own), optionally ``enabled`` (false: not loaded, not applied, not in the manifest), and whatever
+# else its backends read. Wiring a new question judge is one line here.
+QUESTION_JUDGES: tuple[tuple[str, tuple[Backend, ...]], ...] = (
+    ("standalone", standalone.BACKENDS),  # questions that cannot stand alone: no_subject
+)
 
 
 def _names(table) -> tuple[str, ...]:
@@ -414,9 +418,17 @@ class RegistryModels:
                     **question_judge_identities(self.questions, self.models))
 
 
-def question_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig."""
+def wired_sections(cfg: BuildConfig) -> tuple:
+    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig
+    (checked whether enabled or not)."""
     return tuple((section, getattr(cfg, section)) for section, _ in QUESTION_JUDGES)
+
+
+def question_sections(cfg: BuildConfig) -> tuple:
+    """(section, its config) of the wired question judges a build applies: those whose section does not say
+    ``enabled: false``."""
+    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg)
+                 if getattr(section_cfg, "enabled", True))
 
 
 # ---- config: names checked against the tables ------------------------------------------------------
@@ -432,7 +444,7 @@ def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
                ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
                ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS)]
             + [(f"{section}.model", section_cfg.model, dict(QUESTION_JUDGES)[section])
-               for section, section_cfg in question_sections(cfg)])
+               for section, section_cfg in wired_sections(cfg)])
 
 
 def _check_target(path: str, row: Backend, target: str) -> None:
@@ -482,7 +494,7 @@ def check_config(cfg: BuildConfig) -> BuildConfig:
         if found is None:
             raise ConfigError(f"config: {path} must be {choices(table)}, got {value!r}")
         resolved.append((path, *found))
-    for section, section_cfg in question_sections(cfg):
+    for section, section_cfg in wired_sections(cfg):
         threshold = section_cfg.threshold
         if threshold != -1.0 and not 0.0 <= threshold <= 1.0:
             raise ConfigError(f"config: {section}.threshold must be within [0, 1] (or -1: the model's own), "

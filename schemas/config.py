@@ -163,6 +163,19 @@ class TimeSensitiveConfig:
 
 
 @dataclass(frozen=True)
+class StandaloneConfig:
+    # questions that cannot stand alone ("要门票吗", "这个怎么用", "what about London?"): they only make sense
+    # inside a conversation, and in a QA base they match everything and answer nothing. A question judge
+    # (models/standalone, docs/measurements/standalone-questions.md): a flagged question is dropped with the
+    # reason no_subject; it still counts toward its entry when the paraphrase stage merged it with a form that
+    # names its subject (that form becomes the representative). false: not judged
+    enabled: bool = True
+    # "rules": word lists of asking words, pointing words and follow-up turns (no model)
+    model: str = "rules"
+    threshold: float = -1.0  # a question is flagged when its score reaches this (-1: the model's own, 0.5)
+
+
+@dataclass(frozen=True)
 class AggregationConfig:
     # "embedding" (default), "hf:/path/to/causal-lm" (any local HF causal LM, e.g. a fine-tuned LLaMA) or
     # "http://host:port" (an OpenAI-compatible completions endpoint: vLLM, TGI, python -m models.tools.serve_llm);
@@ -249,6 +262,7 @@ class BuildConfig:
     grouping: GroupingConfig = field(default_factory=GroupingConfig)
     non_answer: NonAnswerConfig = field(default_factory=NonAnswerConfig)
     time_sensitive: TimeSensitiveConfig = field(default_factory=TimeSensitiveConfig)
+    standalone: StandaloneConfig = field(default_factory=StandaloneConfig)
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)

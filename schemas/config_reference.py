@@ -29,6 +29,8 @@ SECTIONS: dict[str, str] = {
     "grouping": "Grouping the answers of each entry.",
     "non_answer": "Answers that do not answer (refusals, restatements, \"it depends\").",
     "time_sensitive": "Questions whose answers go stale.",
+    "standalone": "Questions that cannot stand alone (\"要门票吗\", \"how long does it take?\"): a question judge, "
+                  "reason `no_subject`.",
     "aggregation": "Turning an entry's answers into one answer (factual) or viewpoints (opinions).",
     "index": "The FAISS indexes published with each version.",
     "quality": "The quality gate that every version passes before it is published.",
@@ -127,6 +129,12 @@ MEANINGS: dict[str, str] = {
     "time_sensitive.model": "`embedding` (the packaged heads over the intent embedders' spaces), "
                             "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.",
     "time_sensitive.threshold": "A question is time-sensitive when its score reaches this; -1 takes the model's own.",
+    # standalone
+    "standalone.enabled": "Judge whether each question names what it asks about; a question that does not (a bare "
+                          "predicate, a pointing word with nothing named, a follow-up turn) is dropped as `no_subject` "
+                          "(it still counts toward an entry it was merged into); `false`: not judged.",
+    "standalone.model": "`rules` (word lists, no model: docs/measurements/standalone-questions.md).",
+    "standalone.threshold": "A question is flagged when its score reaches this; -1 takes the model's own (0.5).",
     # aggregation
     "aggregation.backend": "`embedding`, `hf:/path` (a local causal LM, e.g. a fine-tuned LLaMA) or "
                            "`http://host:port` (an OpenAI-compatible completions endpoint; an API key goes in "

@@ -21,7 +21,8 @@ QUESTIONS_SCHEMA = pa.schema([
     pa.field("kept", pa.bool_(), nullable=False),
     # "" when kept; else low_gec, low_intent, low_gec+low_intent, merged (a paraphrase of the entry's
     # representative that passed both filters), no_valid_answer (every judged answer of its entry was a
-    # non-answer), time_sensitive (under time_sensitive.policy drop) or below_top_k
+    # non-answer), time_sensitive (under time_sensitive.policy drop), below_top_k, or the reasons of further
+    # question judges (no_subject: it cannot stand alone, models/standalone), joined with "+"
     pa.field("reason", pa.string(), nullable=False),
     pa.field("rank", pa.int64(), nullable=True),  # the entry's rank, for every question counted toward it
     # the base entry this question counts toward (its asks and answers are pooled there); null if none

@@ -8,7 +8,8 @@ line (``question<TAB>answer`` for a pair). For each row, with the models and thr
 (chit-chat scores low on intent), the time-sensitivity judgement, the non-answer judgement of the
 answer, and the verdict the build would reach for a question asked with only that answer:
 ``kept`` (``kept, time_sensitive:<cue>`` when flagged) or the first reason it leaves:
-``unsupported_language``, ``low_gec``, ``low_intent``, ``time_sensitive (<cue>)`` under policy drop, or
+``unsupported_language``, ``low_gec``, ``low_intent``, a further question judge's reason (``no_subject``: it
+cannot stand alone; joined with ``+`` as in questions.parquet), ``time_sensitive (<cue>)`` under policy drop, or
 ``no_valid_answer (<reason>)``.
 """
 
@@ -59,6 +60,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         for i, res in zip(idx, scorer.score([texts[i] for i in idx]) if idx else []):
             gec[i] = res
     intents, vectors = models.intent.score_with_vectors(texts, scored_lang)
+    flags = question_flags(registry.question_judges(registry.question_sections(cfg), cfg.models), texts, scored_lang)
     time_rows = [(0.0, "")] * len(pairs)
     if cfg.time_sensitive.policy != "keep":
         det = registry.time_sensitivity_detector(cfg.models, cfg.time_sensitive)
@@ -84,9 +86,9 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         supported = lang == "other" or keep_all or lang in gate.languages
         if not supported:
             verdict = "unsupported_language"
-        elif g <= cfg.filter.gec_threshold or s <= cfg.filter.intent_threshold:
-            verdict = "+".join(r for r, bad in (("low_gec", g <= cfg.filter.gec_threshold),
-                                                ("low_intent", s <= cfg.filter.intent_threshold)) if bad)
+        elif g <= cfg.filter.gec_threshold or s <= cfg.filter.intent_threshold or flags[i]:
+            verdict = "+".join([r for r, bad in (("low_gec", g <= cfg.filter.gec_threshold),
+                                                 ("low_intent", s <= cfg.filter.intent_threshold)) if bad] + flags[i])
         elif t_reason and cfg.time_sensitive.policy == "drop":  # dropped before its answers are judged
             verdict = f"time_sensitive ({t_reason})"
         elif a_reason:
@@ -98,7 +100,20 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
                     "chitchat": sd.get("chitchat") if isinstance(sd, dict) else None,
                     "time_sensitive": bool(t_reason), "time_score": round(float(t_score), 4), "time_reason": t_reason,
                     "non_answer": bool(a_reason), "non_answer_score": None if a_score is None else round(a_score, 4),
-                    "non_answer_reason": a_reason, "verdict": verdict, "gec_details": gd, "intent_details": sd})
+                    "non_answer_reason": a_reason, "question_flags": flags[i], "verdict": verdict, "gec_details": gd, "intent_details": sd})
+    return out
+
+
+def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]]:
+    """Per question, the reasons of the further question judges (models.registry.QUESTION_JUDGES) that flag it
+    at their config thresholds, in wiring order (the build's order: after low_gec / low_intent)."""
+    from schemas.judgement import verdicts
+
+    out: list[list[str]] = [[] for _ in texts]
+    for judge in judges:
+        for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(texts, langs), langs)):
+            if reason:
+                out[i].append(reason)
     return out
 
 

@@ -20,7 +20,9 @@ from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import content_tokens, negations, numbers_differ
 from models.paraphrase.pair_classifier import space
 from models.qtype import QuestionTypeClassifier
+from models import registry
 from models.registry import ParaphraseModels, ScoringModels
+from schemas.config import ModelsConfig
 from models.timesensitive.rules import RuleTimeSensitivity
 
 DIM = 64
@@ -133,6 +135,20 @@ class FakeModels:
                 "intent": QuestionMarkIntent.model_id, "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]",
                 "aggregator": f"embedding[{emb}]", "non_answer": RuleNonAnswer.model_id,
                 "time_sensitive": RuleTimeSensitivity.model_id, "language": "script+py3langid"}
+
+
+@dataclass(frozen=True)
+class FakesWithQuestionJudges(FakeModels):
+    """The fakes, plus the question judges a config wires (``questions``: models.registry.question_sections(cfg)),
+    loaded from the registry's tables as a real build loads them."""
+
+    questions: tuple = ()
+
+    def scoring(self):
+        return super().scoring()._replace(judges=registry.question_judges(self.questions, ModelsConfig()))
+
+    def identities(self):
+        return dict(super().identities(), **registry.question_judge_identities(self.questions, ModelsConfig()))
 
 
 class FakeEmbedder:

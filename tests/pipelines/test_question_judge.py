@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, make_dataclass
 
 import pyarrow.parquet as pq
 import pytest
-from fakes.models import FakeModels
+from fakes.models import FakesWithQuestionJudges
 
 from models import registry
 from pipelines.build import run_build
 from schemas.backends import Backend
 import schemas.config
-from schemas.config import BuildConfig, ModelsConfig
+from schemas.config import BuildConfig
 from schemas.errors import ConfigError
 from schemas.judgement import Judgement
 from schemas.layout import QA_FILE, QUESTIONS_FILE
@@ -80,19 +80,6 @@ def _config(**too_long) -> BuildConfig:
                                        **{f"too_long.{k}": v for k, v in too_long.items()}})
 
 
-@dataclass(frozen=True)
-class FakesWithQuestionJudges(FakeModels):
-    """The fakes, plus the wired question judges of a config (from the registry's tables, as a real build)."""
-
-    questions: tuple = ()
-
-    def scoring(self):
-        return super().scoring()._replace(judges=registry.question_judges(self.questions, ModelsConfig()))
-
-    def identities(self):
-        return dict(super().identities(), **registry.question_judge_identities(self.questions, ModelsConfig()))
-
-
 LONG = "What is the best way to reset a forgotten password on the company laptop?"
 
 
@@ -136,10 +123,12 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
     with pytest.raises(ConfigError, match=r"too_long.threshold must be within \[0, 1\]"):
         _config(threshold=2.0)
     cfg = _config(max_chars=12)
-    [judge] = registry.question_judges(registry.question_sections(cfg), cfg.models)
+    # wired after the judges already there (the standalone judge): each its own section, in wiring order
+    *_, judge = registry.question_judges(registry.question_sections(cfg), cfg.models)
     assert judge.model_id == "too-long-v1@12" and judge.own_threshold("en") == 0.5
     assert registry.RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
 
 
-def test_nothing_is_wired_by_default():
-    assert registry.QUESTION_JUDGES == () and registry.question_sections(BuildConfig()) == ()
+def test_only_the_standalone_judge_is_wired_by_default():
+    assert [section for section, _ in registry.QUESTION_JUDGES] == ["standalone"]
+    assert [section for section, _ in registry.question_sections(BuildConfig())] == ["standalone"]
