@@ -43,7 +43,9 @@ _VAGUE_ZH = re.compile(r"(因人而异|因个人而异|取决于个人|看个人
 _VAGUE_EN = re.compile(r"(varies from person to person|depends on the person|a certain (amount|level|degree) of|"
                        r"some (effort|time)|\bas (long|much|many|far|often) as (it takes|you need|needed|necessary|"
                        r"its \w+ lasts?)|what you pay)", re.I)
-_GENERIC_ZH = frozenset("需要一定段些点时间花费钱能力气感到觉样程度努情况具体东西事效果味道人个数量才会因为而异看")
+_GENERIC_ZH = frozenset("需要一定段些点时间花费钱能力气感到觉样程度努情况具体东西事效果味道人个数量才会因为而异看取决于")
+# a tautology says little beyond its question: at most this many informative tokens the question did not have
+_AT_MOST_NEW = {"zh": 3, "en": 2}
 _GENERIC_EN = frozenset(
     "need require certain amount some level degree effort time vary person people depend thing way kind good enough "
     "much many pay take lot whatever really quite just different differ factor matter result lasts last long "
@@ -139,6 +141,8 @@ def tautology(question: str, answer: str, lang: str) -> bool:
     if has_figure(answer):
         return False
     asked = stems(question)
+    if len(_informative(stems(answer) - asked, key)) > _AT_MOST_NEW[key]:
+        return False  # "…将二氧化碳和水转化为葡萄糖和氧气，这就是光合作用。" says a lot before saying it again
     vague = _VAGUE_ZH if key == "zh" else _VAGUE_EN
     if _says_it_again(answer, asked, key):
         return True

@@ -85,26 +85,32 @@ _ASKS_WHERE = {
     "zh": re.compile(r"(怎么|如何|怎样|去哪里?|在哪里?|哪儿)(查询?|查看|查到)|查询(方式|方法|渠道|途径)"),
     "en": re.compile(r"\b(where|how) (can|do|should|to) (i |you |we )?(check|find|look up|track|verify)\b", re.I),
 }
-# the answer describes an answer: matched against the whole answer
-_META = {
+# the answer is an instruction to answer ("直接给出该词的读音。", "Provide the length of the Nile."): matched
+# against the whole answer, and trusted only when it points at the question (:func:`meta`)
+_META_INSTRUCTION = {
     "zh": re.compile(
-        r"^\s*(?:"
-        r"(?:(?:根据|针对)[^，。]{0,15}[，,]?|(?:该|这个|此)问题(?:需要|要)|本回答(?:将|会)?|(?:以下|下面)(?:将|会)?(?:为[你您])?"
-        r"(?:详细)?|我(?:将|会|来)(?:为[你您])?|请|直接)?(?:直接)?(?:给出|提供|列出|说明|解释|介绍|回答|告诉[你您]?|翻译|写出|讲解|描述)"
-        r"[^。！？]{0,30}(?:即可|的?(?:含义|意思|读音|发音|答案|长度|距离|方法|步骤|翻译|英文翻译|定义|原因|作用|解释|原名|名字|"
-        r"建议|介绍|区别|读法|说法|内容))"
-        r"|(?:以下|下面|如下)(?:是|为)[^。！？]{0,25}(?:介绍|信息|内容|答案|回答|解答|说明|步骤|解释|建议|方法)"
+        r"^\s*(?:(?:根据|针对)[^，。]{0,15}[，,]?|(?:该|这个|此)问题(?:需要|要)|本回答(?:将|会)?|(?:以下|下面)(?:将|会)?"
+        r"(?:为[你您])?(?:详细)?|我(?:将|会|来)(?:为[你您])?|请|直接)?(?:直接)?(?:给出|提供|列出|说明|解释|介绍|回答|"
+        r"告诉[你您]?|翻译|写出|讲解|描述)[^。！？]{0,30}的?(?:含义|意思|读音|发音|答案|长度|距离|方法|步骤|翻译|英文翻译|"
+        r"定义|原因|作用|解释|原名|名字|建议|介绍|区别|读法|说法)(?:即可)?\s*[。！.：:]?\s*$"),
+    "en": re.compile(
+        r"^\s*(?:please\s+)?(?:give|provide|answer|explain|state|list|describe|tell|write|translate)\b[^.!?:]{0,60}"
+        r"\bthe (?:answer|pronunciation|meaning|definition|explanation|translation|name|length|distance|steps)\b"
+        r"[^.!?:]{0,40}\s*[.!:]?\s*$", re.I),
+}
+_POINTS_AT_QUESTION = {"zh": re.compile(r"^\s*(根据|针对|该问题|这个问题|此问题|本回答|以下|下面|我将|我会|我来|请|直接)|该|这个|此|其"),
+                       "en": re.compile(r"\bthe (\w+ )?(word|phrase|term|question|answer|user)\b", re.I)}
+# the answer announces an answer that never comes ("以下是关于X的介绍：", "Here is an overview of X:")
+_META_ANNOUNCE = {
+    "zh": re.compile(
+        r"^\s*(?:(?:以下|下面|如下)(?:是|为)[^。！？]{0,25}(?:介绍|信息|内容|答案|回答|解答|说明|步骤|解释|建议|方法)"
         r"|(?:为[您你])?(?:找到|整理|查到)了?(?:以下|如下)[^。]{0,8}"
         r"|(?:这个|该|此|您的)?问题的答案(?:如下|是)"
         r"|请?参考(?:以下|下面|如下)[^。]{0,8}"
         r"|这里是(?:对|关于)[^。]{0,25}的(?:解释|介绍|说明|回答|解答))"
         r"\s*[。！.：:]?\s*$"),
     "en": re.compile(
-        r"^\s*(?:"
-        r"(?:please\s+)?(?:give|provide|answer|explain|state|list|describe|tell|write|translate)\b[^.!?:]{0,60}"
-        r"\b(?:answer|pronunciation|meaning|definition|explanation|translation|name of|length|distance|steps|"
-        r"information|details)\b[^.!?:]{0,30}"
-        r"|(?:here is|here's|here are|below is|below are|the following is|the following are)\b[^.!?:]{0,60}"
+        r"^\s*(?:(?:here is|here's|here are|below is|below are|the following is|the following are)\b[^.!?:]{0,60}"
         r"|(?:this|the|my) (?:answer|response|reply)\b[^.!?:]{0,60}\b(?:explains?|describes?|states?|covers?|provides?|"
         r"gives?|lists?|answers?|is as follows|will|should)\b[^.!?:]{0,40}"
         r"|i will (?:now )?(?:describe|explain|list|show|walk you through|give|provide)\b[^.!?:]{0,60})"
@@ -177,4 +183,10 @@ def deferral(question: str, answer: str, lang: str) -> bool:
 def meta(question: str, answer: str, lang: str) -> bool:
     """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:")."""
     key = _key(lang)
-    return bool(_META[key].match(answer)) and not has_figure(answer)
+    if has_figure(answer):
+        return False
+    if _META_ANNOUNCE[key].match(answer):
+        return True
+    # an instruction is an answer when it is advice ("提供身份证和户口本即可"): it must point at the question
+    return bool(_META_INSTRUCTION[key].match(answer)) and bool(
+        _POINTS_AT_QUESTION[key].search(answer) or len(stems(answer) & stems(question)) >= (2 if key == "zh" else 1))

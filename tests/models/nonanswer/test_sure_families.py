@@ -52,12 +52,14 @@ ANSWERS = [
     ("zh", "省考什么时候出成绩", "一般考后一个月左右公布，具体以省人事考试网通知为准。"),
     ("zh", "阿司匹林的副作用", "阿司匹林的副作用：胃肠道出血、过敏，长期服用需遵医嘱。"),
     ("zh", "什么是成功", "成功就是实现了自己定下的目标"),
+    ("zh", "什么是蒸发", "液体表面的分子吸收热量后变成气体跑到空气中，这就是蒸发。"),
     ("zh", "淘宝无法退款怎么办", "无法退款的情况下可以申请平台介入，并提交聊天记录。"),
     ("zh", "如果无法确定是否骨折怎么办", "如果无法确定是否骨折，应尽快去医院拍X光片。"),
     ("zh", "怎么查公积金余额", "请登录当地公积金管理中心官网查询。"),
     ("zh", "杜甫有什么梗", "杜甫的梗有“杜甫很忙”，是网友给课本插图改画的系列。"),
     ("zh", "南京有哪些好吃的", "南京的盐水鸭和鸭血粉丝汤"),
     ("zh", "北京到上海多远", "约1200公里"),
+    ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
     ("en", "when will the stadium renovation finish",
@@ -69,6 +71,7 @@ ANSWERS = [
     ("en", "is the new batman movie good", "Yes, it's dark and stylish, though a bit long."),
     ("en", "best pizza in chicago", "Lou Malnati's deep dish in River North"),
     ("en", "what is a verb", "A verb is a word that describes an action or a state."),
+    ("en", "how do i write a cover letter", "Give the reason you want the job and the skills that fit it."),
 ]
 
 
