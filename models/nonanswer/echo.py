@@ -25,14 +25,16 @@ _HEADING_ZH = (
     "知识 常识 禁忌 饮食禁忌 要点 总结 盘点 对比 比较 建议 做法 家常做法 处理 几种 常见 主要 详细 完整 全面 最新 景点 好玩 "
     "地方 患者 用药 子女 有哪些 是什么 怎么办 如何 关于 相关 问题").split()
 _HEADING_EN = frozenset(
-    "side effect precaution way ways express expression thank tip tips method guide top thing things common "
+    "side effect precaution way ways express expression tip tips method guide top thing things common "
     "reason reasons cause causes fix fixes best overview explained process health benefit benefits introduction "
     "basics step steps information facts complete ultimate everything know key main history life work works "
     "study foods food should avoid how why what when where".split())
 _TOPIC_GLUE_ZH = frozenset("的及与和中之等以或")
 _SENTENCE_END = re.compile(r"[。！？!?；;，,]|\.(\s|$)")
-_YES_NO_QUESTION = re.compile(r"(吗|么|是不是|能不能|可不可以|有没有)[？?]?\s*$|^\s*(is|are|can|do|does|did|will|should|was|were)\b",
-                              re.I)
+# a yes-or-no or a choice question: an answer made of its own words picks ("猫更适合上班族" to "猫和狗哪个更适合
+# 上班族"), it does not restate
+_PICKS_FROM_QUESTION = re.compile(r"(吗|么|是不是|能不能|可不可以|有没有)[？?]?\s*$|哪个|哪种|哪一|哪家|哪里|哪儿|还是|谁"
+                                  r"|^\s*(is|are|can|do|does|did|will|should|was|were)\b|\b(which|or|who|where)\b", re.I)
 
 _YES_NO_ANSWER = re.compile(r"^\s*(yes|no|yeah|nope|是的?|对|不是|可以|不可以|能|不能|会|不会|要|不要|需要|不需要|有|没有)"
                             r"(?:[，,。.!！\s]|$)", re.I)
@@ -107,7 +109,7 @@ def restatement(question: str, answer: str, lang: str) -> bool:
     shared = stems(head) & stems(question)
     if len(shared) < min(2 if key == "zh" else 1, len(stems(question))):
         return False
-    if not stems(head) - stems(question) and _YES_NO_QUESTION.search(question):
+    if not stems(head) - stems(question) and _PICKS_FROM_QUESTION.search(question):
         return False  # "孕妇能吃螃蟹" to "孕妇能吃螃蟹吗" says yes
     cover = _heading_cover_zh(head, question) if key == "zh" else _heading_cover_en(text, question)
     return cover >= 0.5
@@ -128,10 +130,10 @@ def _says_it_again(text: str, asked: frozenset[str], key: str) -> bool:
 
 def _only_the_question(question: str, answer: str, key: str) -> bool:
     """A sentence of four or more content words, all of them the question's or vague ones ("You need the skills
-    required to run a marathon."), to a question that is not a yes-or-no one."""
+    required to run a marathon."), to a question that is neither a yes-or-no nor a choice one."""
     said = stems(answer)
     return (len(said) >= 4 and not _informative(said - stems(question), key)
-            and not _YES_NO_QUESTION.search(question) and not _YES_NO_ANSWER.search(answer))
+            and not _PICKS_FROM_QUESTION.search(question) and not _YES_NO_ANSWER.search(answer))
 
 
 def tautology(question: str, answer: str, lang: str) -> bool:

@@ -59,6 +59,8 @@ ANSWERS = [
     ("zh", "杜甫有什么梗", "杜甫的梗有“杜甫很忙”，是网友给课本插图改画的系列。"),
     ("zh", "南京有哪些好吃的", "南京的盐水鸭和鸭血粉丝汤"),
     ("zh", "北京到上海多远", "约1200公里"),
+    ("zh", "猫和狗哪个更适合上班族", "猫更适合上班族"),  # picks from the question's words
+    ("en", "which is healthier, tea or coffee", "Tea is healthier than coffee"),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
