@@ -57,6 +57,11 @@ _CONNECTOR_ZH = re.compile(r"(就是|是因为|取决于|要看|等于|即为)")
 _CONNECTOR_EN = re.compile(r"\b(is|are|because|means|depends on|equals)\b", re.I)
 
 
+def picks_from_question(question: str) -> bool:
+    """Is it a yes-or-no or a choice question (so that an answer in its own words picks, not restates)?"""
+    return bool(_PICKS_FROM_QUESTION.search(question))
+
+
 def _key(lang: str) -> str:
     return "zh" if lang in ("zh", "mixed") else "en"
 
@@ -109,7 +114,7 @@ def restatement(question: str, answer: str, lang: str) -> bool:
     shared = stems(head) & stems(question)
     if len(shared) < min(2 if key == "zh" else 1, len(stems(question))):
         return False
-    if not stems(head) - stems(question) and _PICKS_FROM_QUESTION.search(question):
+    if not stems(head) - stems(question) and picks_from_question(question):
         return False  # "孕妇能吃螃蟹" to "孕妇能吃螃蟹吗" says yes
     cover = _heading_cover_zh(head, question) if key == "zh" else _heading_cover_en(text, question)
     return cover >= 0.5
@@ -133,7 +138,7 @@ def _only_the_question(question: str, answer: str, key: str) -> bool:
     required to run a marathon."), to a question that is neither a yes-or-no nor a choice one."""
     said = stems(answer)
     return (len(said) >= 4 and not _informative(said - stems(question), key)
-            and not _PICKS_FROM_QUESTION.search(question) and not _YES_NO_ANSWER.search(answer))
+            and not picks_from_question(question) and not _YES_NO_ANSWER.search(answer))
 
 
 def tautology(question: str, answer: str, lang: str) -> bool:

@@ -82,6 +82,8 @@ def _restates(question: str, answer: str, lang: str) -> bool:
     """The answer adds (almost) nothing to the question's own words."""
     if _NUMBER.search(answer) and not _NUMBER.search(question):
         return False  # it states a figure the question did not
+    if echo.picks_from_question(question):
+        return False  # "猫更适合上班族" to "猫和狗哪个更适合上班族" picks one
     qa, aa = content_tokens(question), content_tokens(answer)
     new = aa - qa
     return bool(aa) and not new and len(aa & qa) >= max(1, len(qa) // 2)

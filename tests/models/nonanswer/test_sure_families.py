@@ -119,7 +119,7 @@ def test_the_rules_judgements_keep_their_old_form_for_the_older_families():
 
     items = [("How tall is it?", "I'm sorry, but I can't help with that.", "en")]
     assert RuleNonAnswer().judgements(items) == [Judgement(0.9, "refusal")]
-    assert RuleNonAnswer().judge("Q", "无法查到这家店的电话。", "zh") == (0.95, "inability")
+    assert RuleNonAnswer().judge("这家店电话多少", "无法查到这家店的电话。", "zh") == (0.95, "inability")
 
 
 def test_the_evaluation_script_measures_the_rules_on_a_file(tmp_path, capsys):
