@@ -7,7 +7,9 @@ its length (log) and the names and figures it adds (log: "Sam Altman is the CEO 
 most of its question, but names who). Trained by ``python -m models.tools.train_nonanswer`` on
 hand-labelled answers (benchmarks/nonanswer_{dev,heldout,terse}.tsv), measured on others written apart
 (benchmarks/nonanswer_eval.tsv), then refitted on all of them (docs/measurements/non-answers.md); the keyword rules
-(models.nonanswer.rules) name the reason when one of their families matches.
+(models.nonanswer.rules) name the reason when one of their families matches. The rules' sure families
+(inability, deferral, meta, restatement as a heading, tautology) flag whatever the head scores; the older
+families count once the head reaches its pattern threshold.
 """
 
 from __future__ import annotations
