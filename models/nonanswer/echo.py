@@ -28,7 +28,7 @@ _HEADING_EN = frozenset(
     "side effect precaution way ways express expression tip tips method guide top thing things common "
     "reason reasons cause causes fix fixes best overview explained process health benefit benefits introduction "
     "basics step steps information facts complete ultimate everything know key main history life work works "
-    "study foods food should avoid how why what when where".split())
+    "study foods food should avoid how why what when where recipe easy simple quick beginner list".split())
 _TOPIC_GLUE_ZH = frozenset("的及与和中之等以或")
 _SENTENCE_END = re.compile(r"[。！？!?；;，,]|\.(\s|$)")
 # a yes-or-no or a choice question: an answer made of its own words picks ("猫更适合上班族" to "猫和狗哪个更适合

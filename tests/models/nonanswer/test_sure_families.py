@@ -15,6 +15,8 @@ NON_ANSWERS = {
         ("zh", "这家店几点关门", "没有找到这家店的营业时间。"),
         ("en", "what year was the band's bassist born", "I couldn't find the bassist's birth year."),
         ("en", "when will the stadium renovation finish", "The completion date has not been announced yet."),
+        ("zh", "新剧什么时候定档", "目前不得而知。"),
+        ("en", "when was the lighthouse built", "There's no record of when the lighthouse was built."),
     ],
     "deferral": [
         ("zh", "白银今天什么价", "银价随市场实时波动，请以交易所行情为准。"),
@@ -59,6 +61,7 @@ ANSWERS = [
     ("zh", "杜甫有什么梗", "杜甫的梗有“杜甫很忙”，是网友给课本插图改画的系列。"),
     ("zh", "南京有哪些好吃的", "南京的盐水鸭和鸭血粉丝汤"),
     ("zh", "北京到上海多远", "约1200公里"),
+    ("zh", "湿疹是什么原因", "病因尚不清楚，可能与遗传和免疫有关。"),
     ("zh", "猫和狗哪个更适合上班族", "猫更适合上班族"),  # picks from the question's words
     ("en", "which is healthier, tea or coffee", "Tea is healthier than coffee"),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
