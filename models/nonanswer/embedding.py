@@ -7,7 +7,9 @@ its length (log) and the names and figures it adds (log: "Sam Altman is the CEO 
 most of its question, but names who). Trained by ``python -m models.tools.train_nonanswer`` on
 hand-labelled answers (benchmarks/nonanswer_{dev,heldout,terse}.tsv), measured on others written apart
 (benchmarks/nonanswer_eval.tsv), then refitted on all of them (docs/measurements/non-answers.md); the keyword rules
-(models.nonanswer.rules) name the reason when one of their families matches.
+(models.nonanswer.rules) name the reason when one of their families matches. The rules' sure families
+(inability, deferral, meta, restatement as a heading, tautology) flag whatever the head scores; the older
+families count once the head reaches its pattern threshold.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def load_params(path: str | Path | None = None) -> dict:
 
 
 def nonanswer_identity(params: dict, embedder_id: str) -> str:
-    return f"nonanswer-embedding-lr-v1@{params_digest(params)}[{embedder_id}]"
+    return f"nonanswer-embedding-lr-v2@{params_digest(params)}[{embedder_id}]"
 
 
 SPACES = ("en", "zh")
@@ -98,8 +100,12 @@ class EmbeddingNonAnswer:
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
         out = []
         for (q, a, lang), p in zip(items, self.probabilities(items)):
-            _, family = self._rules.judge(q, a, lang)
-            # a pattern family (refusal, no real-time data, ...) vouches for a less sure head
+            rule = self._rules.judgement(q, a, lang)
+            if rule.sure:  # a sure family (inability, deferral, ...) flags whatever the head scores
+                out.append(Judgement(float(p), rule.reason, rule.details, True))
+                continue
+            family = rule.reason
+            # an older pattern family (refusal, no real-time data, ...) vouches for a less sure head
             sure = bool(family) and p >= self.pattern_thresholds[space(lang)]
             out.append(Judgement(float(p), family or "non_answer", {"family": family} if family else {}, sure))
         return out

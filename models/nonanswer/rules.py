@@ -4,14 +4,21 @@ elsewhere, asking back, dodging, restating the question), unless the answer goes
 Each pattern family is a reason. A matched answer is a non-answer only if, once the matched clauses
 are taken out, little content is left: "I can't give today's exact figure, but Tokyo had about 14
 million residents" keeps 5+ content words and a number, so it is an answer (reason "", a low score).
+
+Decision order: first the families that are sure on their own (:data:`SURE_FAMILIES`: models.nonanswer.plain
+and models.nonanswer.echo, measured on real-style chatbot answers, docs/measurements/non-answers.md); their
+judgement is ``sure``, so it flags at any threshold and whatever a head scores. Then the older pattern families
+and the plain restatement, which a head vouches for (models.nonanswer.embedding) or the threshold decides.
 """
 
 from __future__ import annotations
 
 import re
 
+from models.nonanswer import echo, plain
 from models.nonanswer.base import score_answers
-from models.nonanswer.tokens import content_tokens
+from models.nonanswer.plain import unconditional
+from models.nonanswer.tokens import content_tokens, new_figures
 from schemas.judgement import Judgement
 
 # (reason, English pattern, Chinese pattern); order matters only for the reason reported
@@ -57,29 +64,77 @@ def _is_zh(lang: str) -> bool:
     return lang in ("zh", "mixed")
 
 
+_PART = re.compile(r"[^,，]+[,，]?")
+
+
+def _parts_outside(clause: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The comma-separated parts of a matched clause that no match touches: "目前无法预测，近两年国家线都在270分
+    左右" keeps its second part; "抱歉，我无法提供帮助" keeps nothing (one match). Kept only when they state a
+    figure: "As an AI, I don't have personal opinions" is one refusal, not a caveat and an answer."""
+    out = []
+    for m in _PART.finditer(clause):
+        if not any(start < m.end() and m.start() < end for start, end in spans):
+            out.append(m.group())
+    return out
+
+
 def _restates(question: str, answer: str, lang: str) -> bool:
     """The answer adds (almost) nothing to the question's own words."""
     if _NUMBER.search(answer) and not _NUMBER.search(question):
         return False  # it states a figure the question did not
+    if echo.picks_from_question(question):
+        return False  # "猫更适合上班族" to "猫和狗哪个更适合上班族" picks one
     qa, aa = content_tokens(question), content_tokens(answer)
     new = aa - qa
     return bool(aa) and not new and len(aa & qa) >= max(1, len(qa) // 2)
 
 
-class RuleNonAnswer:
-    """The default :class:`models.nonanswer.base.NonAnswerDetector`."""
+# (reason, test) in the order tried: each precise enough on its own to flag whatever the head says
+SURE_FAMILIES = (
+    ("inability", plain.inability),
+    ("deferral", plain.deferral),
+    ("meta", plain.meta),
+    ("restatement", echo.restatement),
+    ("tautology", echo.tautology),
+)
+SURE_SCORE = 0.95
 
-    model_id = "nonanswer-rules-v1"
+
+def sure_family(question: str, answer: str, lang: str) -> str:
+    """The first of :data:`SURE_FAMILIES` that calls the answer a non-answer, or ""."""
+    return next((reason for reason, test in SURE_FAMILIES if test(question, answer, lang)), "")
+
+
+class RuleNonAnswer:
+    """The pattern rules as a :class:`models.nonanswer.base.NonAnswerDetector` (``non_answer.model: rules``)."""
+
+    model_id = "nonanswer-rules-v2"
     threshold = 0.5
 
+    def judgement(self, question: str, answer: str, lang: str) -> Judgement:
+        """A sure family's judgement (``sure``: flagged at any threshold), else the pattern families' score."""
+        family = sure_family(question, answer, lang)
+        if family:
+            return Judgement(SURE_SCORE, family, {"family": family, "sure_rule": True}, True)
+        return Judgement(*self.judge_patterns(question, answer, lang))
+
     def judge(self, question: str, answer: str, lang: str) -> tuple[float, str]:
+        """(score, reason) of :meth:`judgement`."""
+        j = self.judgement(question, answer, lang)
+        return j.score, j.reason
+
+    def judge_patterns(self, question: str, answer: str, lang: str) -> tuple[float, str]:
+        """The older pattern families and the plain restatement alone (no sure family)."""
         key = "zh" if _is_zh(lang) else "en"
         clauses = _CLAUSE.findall(answer) or [answer]
         reason, kept = "", []
         for clause in clauses:
-            hit = next((r for r, en, zh in _COMPILED if (zh if key == "zh" else en).search(clause)), "")
-            if hit:
-                reason = reason or hit
+            spans = [(r, m.span()) for r, en, zh in _COMPILED for m in unconditional(zh if key == "zh" else en, clause)]
+            if spans:
+                reason = reason or spans[0][0]
+                outside = _parts_outside(clause, [span for _, span in spans])
+                if new_figures(question, "".join(outside)):  # "无法预测，近两年都在270分左右": the figure stays
+                    kept.extend(outside)
             else:
                 kept.append(clause)
         rest = " ".join(kept)
@@ -96,7 +151,7 @@ class RuleNonAnswer:
         return self.threshold
 
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
-        return [Judgement(*self.judge(q, a, lang)) for q, a, lang in items]
+        return [self.judgement(q, a, lang) for q, a, lang in items]
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
         return score_answers(self, items)

@@ -38,3 +38,36 @@ def new_specifics(question: str, answer: str) -> int:
     asked = {w.lower() for w in _NAME.findall(question)} | set(_FIGURE.findall(question))
     said = {w.lower() for w in _NAME.findall(answer)} | set(_FIGURE.findall(answer))
     return len(said - asked)
+
+
+# Arabic digits, or a Chinese numeral with a unit ("三天", "十一分", "两到四周"): a figure is content
+_ANY_FIGURE = re.compile(r"\d|[一二两三四五六七八九十百千万亿半][个年月日天周岁次元块分秒点米斤克号倍成层里]"
+                         r"|[二两三四五六七八九十百千万亿]{2,}")
+_ANY_FIGURE_RUN = re.compile(r"\d+(?:[.,]\d+)*|[一二两三四五六七八九十百千万亿半]+[个年月日天周岁次元块分秒点米斤克号倍成层里]"
+                             r"|[二两三四五六七八九十百千万亿]{2,}")
+_EN_SUFFIXES = ("ing", "ed", "es", "s", "e")
+
+
+def has_figure(text: str) -> bool:
+    return bool(_ANY_FIGURE.search(text))
+
+
+def _stem(word: str) -> str:
+    """A crude English stem, enough to see that "taking" and "take", "prices" and "price" are one word."""
+    for suffix in _EN_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:4]
+
+
+def stems(text: str) -> frozenset[str]:
+    """Content tokens as stems: English words stemmed (:func:`_stem`; single letters left out: the "s" of
+    "Shakespeare's"), Chinese characters as they are."""
+    return frozenset(t if _CJK.fullmatch(t) else _stem(t) for t in content_tokens(text)
+                     if len(t) > 1 or _CJK.fullmatch(t))
+
+
+def new_figures(question: str, text: str) -> frozenset[str]:
+    """The figures (digit runs, Chinese numerals with a unit) ``text`` has and ``question`` does not."""
+    return frozenset(_ANY_FIGURE_RUN.findall(text)) - frozenset(_ANY_FIGURE_RUN.findall(question))

