@@ -218,15 +218,44 @@ _WORD_ZH = _zh(r"是什么(?!时候|日子)|什么是|什么叫|什么意思|啥
                r"怎么(?:用|查|看|开通|兑换|输入|填|领取|设置|做|玩|说|写|读|办|计算)|如何(?:查|看|用|开通|兑换|计算|设置|办理)|"
                r"英语|英文|翻译|作文|诗句|成语|歌词")
 # a past or fixed reading: a first or former holder, a founding year, a birth date, a dynasty, a year long past
-_PAST_EN = _en(r"\b(?:was|were|did|had|first|founded|invented|former|formerly|originally|historically|ancient|"
+_PAST_EN = _en(r"\b(?:was|were|did|had|first|founded|invented|former|originally|historically|ancient|"
                r"used to|back in|during|in (?:1[0-9]|200|201)\d|\d+(?:st|nd|rd|th))\b|\bborn\b|\bbirthday\b")
 _PAST_ZH = _zh(r"历史上|古代|当年|曾经|以前|那时|当时|的时候|年代|花了|第[一二三四五六七八九十百千0-9]+(?:任|届|位|代)|首任|首位|首届|历任|前任|"
                r"开国|哪一?年|哪个朝代|朝代|(?:唐|宋|元|明|清|汉|秦|隋|周)朝|民国|三国|战国|春秋|去世(?!了吗)|逝世|"
                r"活了|出生|生日|生于|发明")
 
 
+# a fixed reading, narrow enough to weigh against a head's flag: a definition or how-to, a rule of thumb, a birth
+# date, a founding year, a first holder, odds ("what is an exchange rate", "how to update to the latest version",
+# "高考一般在几月", "生日是哪天", "哪一年成立", "第一任市长", "中奖概率")
+_FIXED_EN = _en(r"^(?:what (?:is|are) (?:an?|the (?:difference|meaning|definition))\b|what does\b.*\bmean\b|define\b|"
+                r"(?:the )?difference between\b|how (?:to|do (?:i|you)|can (?:i|you))\b)|\b(?:birthday|born|usually|"
+                r"typically|normally|generally|every year|each year|odds|in excel|formula)\b")
+_FIXED_ZH = _zh(r"是什么意思|什么意思|啥意思|什么是|什么叫|的区别|区别是|怎么(?:用|开通|兑换|输入|设置|更新|下载|安装|升级|玩|"
+                r"计算|算|查)|如何(?:开通|兑换|设置|更新|下载|安装|计算|查)|公式|一般|通常|每年|往年|历年|出生日期|生日|"
+                r"哪一?年(?:成立|建校|建立|创立|创办|出生|建成|发明|去世|开始|结束|发生)|第[一二三四五六七八九十0-9]+任|首任|"
+                r"概率|几率|规则")
+
+
 def _is_zh(lang: str) -> bool:
     return lang in ("zh", "mixed")
+
+
+def reads_fixed(question: str, lang: str) -> bool:
+    """The question reads as fixed (:data:`_FIXED_EN` / :data:`_FIXED_ZH`): the head's score is halved for it."""
+    text = question.strip()
+    if _is_zh(lang) and _FIXED_ZH.search(text):
+        return True
+    return lang != "zh" and bool(_FIXED_EN.search(text))
+
+
+def reads_past(question: str, lang: str) -> bool:
+    """The sure cues' past or fixed reading ("九十年代…多少钱", "who was the first mayor"): the rules halve a broad
+    family's score for it."""
+    text = question.strip()
+    if _is_zh(lang) and _PAST_ZH.search(text):
+        return True
+    return lang != "zh" and bool(_PAST_EN.search(text))
 
 
 # Han next to Latin letters or digits: no \b falls between them (both are word characters), so the English

@@ -9,7 +9,9 @@ matched, or "time_sensitive" when the vector alone decided.
 
 Decision order: a sure cue (models.timesensitive.cues) flags the question whatever the head says
 (``Judgement.sure``, its family the reason, the head's probability still the score); the head decides the
-rest. ``sure_cues=False`` gives the head alone (benchmarks/timesensitive_real_eval.py).
+rest, its probability halved for a question that reads as fixed (a definition or how-to, a birth date, a
+founding year, a first holder, a rule of thumb: ``cues.reads_fixed``). ``sure_cues=False`` gives the head
+alone, as packaged (benchmarks/timesensitive_real_eval.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 from models.logistic import apply, params_digest, read_params
 from models.timesensitive.base import score_questions
-from models.timesensitive.cues import CUES_VERSION, sure_cue
+from models.timesensitive.cues import CUES_VERSION, reads_fixed, sure_cue
 from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
 from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
@@ -107,6 +109,8 @@ class EmbeddingTimeSensitivity:
             if cue:
                 out.append(Judgement(float(p), cue, {"cue": cue}, True))
                 continue
+            if self.sure_cues and reads_fixed(q, lg):  # a definition, a birth date, a rule of thumb: halved
+                p = p / 2
             fams = cue_families(q, lg)
             out.append(Judgement(float(p), fams[0] if fams else "time_sensitive"))
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from models.timesensitive.base import score_questions
-from models.timesensitive.cues import CUES_VERSION, sure_cue
+from models.timesensitive.cues import CUES_VERSION, reads_fixed, reads_past, sure_cue
 from schemas.judgement import Judgement
 
 # (reason, English pattern, Chinese pattern)
@@ -86,7 +86,7 @@ SURE_SCORE = 0.95  # the rules' score for a sure cue (flagged at any threshold a
 
 class RuleTimeSensitivity:
     """Score: a sure cue 0.95 (flagged whatever the threshold); else 0.7 for one broad cue family, 0.85 for two
-    or more, halved when the question reads as past/stable."""
+    or more, halved when the question reads as past or fixed (a definition, a how-to, a rule of thumb)."""
 
     model_id = f"timesensitive-rules-v1+{CUES_VERSION}"
     threshold = 0.5
@@ -110,7 +110,7 @@ class RuleTimeSensitivity:
                 continue
             fams = cue_families(q, lang)
             s = 0.0 if not fams else (0.7 if len(fams) == 1 else 0.85)
-            if s and looks_stable(q, lang):
+            if s and (looks_stable(q, lang) or reads_fixed(q, lang) or reads_past(q, lang)):
                 s /= 2
             out.append(Judgement(s, fams[0] if fams else ""))
         return out
