@@ -53,8 +53,9 @@ TOOLS: dict[str, ToolText] = {
         "paraphrases) first, else the nearest base question close enough. found=false means the base has no "
         "valid information: message then says so in the query's language (\""
         + NO_INFO_EN.format(q="{query}") + "\" or \"" + NO_INFO_ZH.format(q="{query}") + "\"); do not answer "
-        "from the base then, backtrack and try another way. time_sensitive answers may be stale (check "
-        "logs_period); reliability (0 to 1) says how far the logs agree on the answer."),
+        "from the base then, backtrack and try another way. A time_sensitive answer may be stale: as_of says when "
+        "it was true (\"time-sensitive: as of logs from YYYY-MM-DD to YYYY-MM-DD\"); pass that on with the "
+        "answer. reliability (0 to 1) says how far the logs agree on the answer."),
 }
 
 

@@ -34,7 +34,8 @@ DEFAULT_PORT = 8001  # beside qabase serve's 8000: both can run on one host
 MCP_PATH = "/mcp"
 INSTRUCTIONS = ("A QA base built from chatbot logs. To answer a user's question from it, call answer_retriever "
                 "with the question; if found is false the base has no valid information (message says so): do "
-                "not answer from it. question_retriever lists the base questions related to a query.")
+                "not answer from it. A time-sensitive answer was true in the period its as_of names: say so "
+                "when you use it. question_retriever lists the base questions related to a query.")
 
 
 def create_server(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.9):

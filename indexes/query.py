@@ -7,7 +7,8 @@
 ``questions``: the top-k related base questions, ``{"query", "hits": [{"question", "qid",
 "score"}]}``. ``answer``: ``{"query", "found", "answer", "viewpoints", "qid", "message",
 "matched_question", "score", "time_sensitive", "logs_period", "withheld", "reliability",
-"reliability_parts", "agreeing_answers", "contradicted"}``; when nothing valid is
+"reliability_parts", "agreeing_answers", "contradicted", "as_of"}`` (``as_of``: when a time-sensitive
+answer was true, "time-sensitive: as of logs from 2026-10-01 to 2026-11-20"; "" otherwise); when nothing valid is
 found, ``found`` is false and ``message`` is the fixed no-information message (``withheld`` says why
 when the logs asked the question: ``no_valid_answer``, every judged answer a non-answer, or
 ``time_sensitive``, dropped by policy). Batch mode reads one query per line

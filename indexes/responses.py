@@ -89,6 +89,9 @@ class AnswerResponse(BaseModel):
                                              "X, who holds an office now): check it against logs_period.")
     logs_period: LogsPeriod | None = Field(description="The period of the logs the answer came from; null when "
                                                        "not found or the logs carry no timestamps.")
+    as_of: str = Field(description="For a time-sensitive answer, when it was true, in words to pass on with it: "
+                                   "\"time-sensitive: as of logs from YYYY-MM-DD to YYYY-MM-DD\" (\"... may be out "
+                                   "of date (the logs carry no dates)\" without timestamps); \"\" otherwise.")
     withheld: str = Field(description="Why nothing was found although the logs asked this question: "
                                       "\"no_valid_answer\" (every judged answer was a non-answer) or "
                                       "\"time_sensitive\" (dropped by policy); \"\" otherwise.")

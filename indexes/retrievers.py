@@ -38,6 +38,7 @@ import numpy as np
 from indexes import rerank as rr
 from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import LoadedBase, load_base
+from schemas.dates import as_of_note
 from schemas.errors import QabaseError
 from schemas.text import detect_lang, normalize_key
 
@@ -65,6 +66,9 @@ class Answer(NamedTuple):
     # against the period of the logs it came from ({"first": date, "last": date}, or None: no timestamps)
     time_sensitive: bool = False
     logs_period: dict | None = None
+    # a time-sensitive answer says when it was true, in words an agent reads with it (schemas.dates.as_of_note:
+    # "time-sensitive: as of logs from 2026-10-01 to 2026-11-20"); "" otherwise
+    as_of: str = ""
     # why nothing was found when the logs did ask this question: no_valid_answer (every judged answer the
     # chatbot gave, its grouping.max_answers most given, was a non-answer) or time_sensitive (dropped by
     # policy); "" otherwise
@@ -308,7 +312,7 @@ class AnswerRetriever:
         return Answer(True, b.answers[row], b.viewpoints[row], b.qids[row], "", b.questions[row], round(score, 6),
                       stale, period, reliability=rel.get("reliability"), reliability_parts=rel.get("parts"),
                       agreeing_answers=int(rel.get("agreeing_answers") or 0),
-                      contradicted=bool(rel.get("contradicted")))
+                      contradicted=bool(rel.get("contradicted")), as_of=as_of_note(stale, period))
 
     def get_batch(self, questions: list[str]) -> list[Answer]:
         b = self.base

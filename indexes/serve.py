@@ -5,7 +5,7 @@
 
     GET /questions?q=...&k=5   -> {"version", "query", "hits": [{"question", "qid", "score"}]}
     GET /answer?q=...          -> {"version", "query", "found", "answer", "viewpoints", "qid", "message",
-                                   "time_sensitive", "logs_period", "withheld", "reliability",
+                                   "time_sensitive", "logs_period", "as_of", "withheld", "reliability",
                                    "reliability_parts", "agreeing_answers", "contradicted", ...}
     GET /health                -> {"status": "ok" | "degraded", "version", "questions"[, "problem"]}
 

@@ -124,8 +124,10 @@ MEANINGS: dict[str, str] = {
     "non_answer.headroom": "Entries judged beyond the top K (0.2: the top 1.2 K), so that the base still holds K "
                            "after entries with no valid answer leave.",
     # time_sensitive
-    "time_sensitive.policy": "`flag` (mark the entry, with the period of its logs), `drop` (leave it out, reason "
-                             "`time_sensitive`) or `keep` (not judged).",
+    "time_sensitive.policy": "`flag` (mark the entry; wherever it is served its answer says when it was true, the "
+                             "period of its logs), `drop` (exclude such entries from the base, reason "
+                             "`time_sensitive`; AnswerRetriever then says it has no valid information) or `keep` "
+                             "(not judged).",
     "time_sensitive.model": "`embedding` (the packaged heads over the intent embedders' spaces), "
                             "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.",
     "time_sensitive.threshold": "A question is time-sensitive when its score reaches this; -1 takes the model's own.",

@@ -70,3 +70,17 @@ def widen(period: tuple[str, str], date: str) -> tuple[str, str]:
         return period
     first, last = period
     return (date if not first or date < first else first, date if not last or date > last else last)
+
+
+def as_of_note(time_sensitive: bool, period: dict | None) -> str:
+    """What a served time-sensitive answer says about when it was true: the period of the logs it came from
+    ("time-sensitive: as of logs from 2026-10-01 to 2026-11-20"); "" for an answer that does not go stale. One
+    wording for every place an entry is served (AnswerRetriever, so ``qabase query``, HTTP and MCP; the browse
+    page)."""
+    if not time_sensitive:
+        return ""
+    if not period or not period.get("first"):
+        return "time-sensitive: may be out of date (the logs carry no dates)"
+    first, last = period["first"], period.get("last") or period["first"]
+    return (f"time-sensitive: as of logs of {first}" if first == last
+            else f"time-sensitive: as of logs from {first} to {last}")

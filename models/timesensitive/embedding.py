@@ -6,6 +6,12 @@ Trained by ``python -m models.tools.train_timesensitive`` on hand-labelled quest
 (benchmarks/timesensitive_dev.tsv), measured on others (benchmarks/timesensitive_eval.tsv); the
 packaged parameters are models/data/timesensitive_lr.json. The reason is the first cue family that
 matched, or "time_sensitive" when the vector alone decided.
+
+Decision order: a sure cue (models.timesensitive.cues) flags the question whatever the head says
+(``Judgement.sure``, its family the reason, the head's probability still the score); the head decides the
+rest, its probability halved for a question that reads as fixed (a definition or how-to, a birth date, a
+founding year, a first holder, a rule of thumb: ``cues.reads_fixed``). ``sure_cues=False`` gives the head
+alone, as packaged (benchmarks/timesensitive_real_eval.py).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import numpy as np
 
 from models.logistic import apply, params_digest, read_params
 from models.timesensitive.base import score_questions
+from models.timesensitive.cues import CUES_VERSION, reads_fixed, sure_cue
 from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
 from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
@@ -46,8 +53,8 @@ def load_params(path: str | Path | None = None) -> dict:
     return params
 
 
-def embedding_identity(params: dict) -> str:
-    return f"timesensitive-embedding-lr-v1@{params_digest(params)}"
+def embedding_identity(params: dict, sure_cues: bool = True) -> str:
+    return f"timesensitive-embedding-lr-v1@{params_digest(params)}" + (f"+{CUES_VERSION}" if sure_cues else "")
 
 
 def own_thresholds_suffix(threshold: float | None) -> str:
@@ -58,7 +65,7 @@ class EmbeddingTimeSensitivity:
     """A :class:`models.timesensitive.base.TimeSensitivityDetector` over ``embedders`` ({"en": ..., "zh": ...},
     the spaces the parameters were fitted in)."""
 
-    def __init__(self, embedders: dict, params: dict):
+    def __init__(self, embedders: dict, params: dict, sure_cues: bool = True):
         for sp in SPACES:
             fitted = params[sp].get("embedder")
             if fitted and fitted != embedders[sp].model_id:
@@ -68,7 +75,9 @@ class EmbeddingTimeSensitivity:
         self.params = params
         # each language's own (out-of-fold) threshold (a config threshold replaces both: schemas.judgement)
         self.thresholds = {sp: float(params[sp].get("threshold", 0.5)) for sp in SPACES}
-        self.model_id = embedding_identity(params) + f"[{embedders['en'].model_id},{embedders['zh'].model_id}]"
+        self.sure_cues = sure_cues
+        self.model_id = (embedding_identity(params, sure_cues)
+                         + f"[{embedders['en'].model_id},{embedders['zh'].model_id}]")
 
     def own_threshold(self, lang: str) -> float:
         return self.thresholds[space(lang)]
@@ -96,6 +105,12 @@ class EmbeddingTimeSensitivity:
     def judgements(self, questions, langs, vectors) -> list[Judgement]:
         out = []
         for q, lg, p in zip(questions, langs, self.probabilities(questions, langs, vectors)):
+            cue = sure_cue(q, lg) if self.sure_cues else ""
+            if cue:
+                out.append(Judgement(float(p), cue, {"cue": cue}, True))
+                continue
+            if self.sure_cues and reads_fixed(q, lg):  # a definition, a birth date, a rule of thumb: halved
+                p = p / 2
             fams = cue_families(q, lg)
             out.append(Judgement(float(p), fams[0] if fams else "time_sensitive"))
         return out

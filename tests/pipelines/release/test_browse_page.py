@@ -332,6 +332,23 @@ def test_an_opened_entry_shows_its_answer_viewpoints_and_scores(built, visit, qa
 
 @pytest.mark.slow
 @needs_chromium
+def test_a_time_sensitive_answer_says_when_it_was_true(built, visit, qa):
+    """In the list and in the opened entry, with the answer (these logs carry no dates: it says so)."""
+    entry = qa["What is the price of bitcoin today?"]
+    assert entry["time_sensitive"] and entry["logs_period"] is None
+    note = "time-sensitive: may be out of date (the logs carry no dates)"
+    page = visit.open(built.path / BROWSE_FILE, f"#entry={entry['rank']}")
+    assert page.locator("#detail-asof").inner_text() == note
+    row = page.locator("#entries tbody tr", has_text="What is the price of bitcoin today?")
+    assert note in row.locator("td.a").inner_text()
+    stable = qa["What is the capital of France?"]
+    page = visit.open(built.path / BROWSE_FILE, f"#entry={stable['rank']}")
+    assert page.locator("#detail-asof").count() == 0
+    _page_only(built, visit)
+
+
+@pytest.mark.slow
+@needs_chromium
 def test_dropped_questions_are_listed_by_reason(built, visit):
     page = visit.open(built.path / BROWSE_FILE)
     page.click("#tab-dropped")
