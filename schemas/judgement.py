@@ -16,6 +16,16 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Protocol, Sequence
 
 OWN_THRESHOLD = -1.0  # a config threshold that means: the judge's own (calibrated) threshold
+# The sure rules (Judgement.sure: they flag at any threshold) were written for, and measured on, single short
+# questions as users type them (the labelled sets' longest is 86 characters). A longer text is a task or a passage
+# ("Here are the top issues reported for a Scheduling system..."), whose words a narrow pattern misreads: there
+# the sure rules stand aside and the heads judge alone.
+SURE_RULES_MAX_QUESTION_CHARS = 90
+
+
+def short_question(question: str) -> bool:
+    """Whether the sure rules speak for this question (see SURE_RULES_MAX_QUESTION_CHARS)."""
+    return len(question.strip()) <= SURE_RULES_MAX_QUESTION_CHARS
 
 
 class Judgement(NamedTuple):

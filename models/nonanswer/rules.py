@@ -19,7 +19,7 @@ from models.nonanswer import echo, plain
 from models.nonanswer.base import score_answers
 from models.nonanswer.plain import unconditional
 from models.nonanswer.tokens import content_tokens, new_figures
-from schemas.judgement import Judgement
+from schemas.judgement import Judgement, short_question
 
 # (reason, English pattern, Chinese pattern); order matters only for the reason reported
 _FAMILIES = (
@@ -101,7 +101,10 @@ SURE_SCORE = 0.95
 
 
 def sure_family(question: str, answer: str, lang: str) -> str:
-    """The first of :data:`SURE_FAMILIES` that calls the answer a non-answer, or ""."""
+    """The first of :data:`SURE_FAMILIES` that calls the answer a non-answer, or "" (always "" to a text longer
+    than a question: schemas.judgement.short_question)."""
+    if not short_question(question):
+        return ""
     return next((reason for reason, test in SURE_FAMILIES if test(question, answer, lang)), "")
 
 

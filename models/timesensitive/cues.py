@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from schemas.judgement import short_question
+
 CUES_VERSION = "cues2"  # part of the detectors' identities: a change to a pattern re-judges cached questions
 
 
@@ -265,7 +267,9 @@ _SCRIPT_SEAM = re.compile(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])
 
 def sure_cue(question: str, lang: str) -> str:
     """The first family whose narrow pattern the question holds and no guard cancels, or "". A mixed question
-    is read as Chinese, then as English."""
+    is read as Chinese, then as English; "" for a text longer than a question (schemas.judgement.short_question)."""
+    if not short_question(question):
+        return ""
     text = question.strip()
     readings = [("zh", text)] if _is_zh(lang) else [("en", text)]
     if lang == "mixed":

@@ -107,3 +107,21 @@ def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
     assert registry.gec_scorer(cfg.models.gec_en).score(["HEY", "hey"]) == [(0.0, {}), (1.0, {})]
     with pytest.raises(ModelLoadError, match=r"unknown GEC backend 'bert' \(one of quire-ngram"):
         registry.gec_identity("bert")
+
+
+def test_sure_rules_speak_only_for_short_questions():
+    """A task or a passage is no question as users type them: a narrow pattern misreads its words ("forecast
+    revenue" is no weather, "restate the query" no restatement), so the sure rules stand aside there."""
+    from models.nonanswer.rules import sure_family
+    from models.timesensitive.cues import sure_cue
+    from schemas.judgement import SURE_RULES_MAX_QUESTION_CHARS, short_question
+
+    assert sure_cue("what's the weather in Paris tomorrow?", "en") == "weather"
+    task = ("Can you explain to me how to forecast revenue for an online business vs. a brick and mortar retailer? "
+            "What are the key differences, and what is the weather like for each?")
+    assert not short_question(task) and sure_cue(task, "en") == ""
+    assert sure_family("布洛芬的副作用", "布洛芬的副作用及注意事项", "zh") == "restatement"
+    instruction = ("Below is an instruction that describes a task. Write a query term that precisely completes "
+                   "the request: the number of records between 8 and 15")
+    assert len(instruction) > SURE_RULES_MAX_QUESTION_CHARS
+    assert sure_family(instruction, "NUMBER_OF_RECORDS > 8 AND NUMBER_OF_RECORDS < 15", "en") == ""
