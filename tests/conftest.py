@@ -7,6 +7,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# two test processes on two cores: torch's idle OpenMP threads would spin on the core the other process needs
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # builds in tests: no aggregation or model caches (nothing shared between tests), no Data Docs (seconds each)
