@@ -445,14 +445,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Writes into a published version of the base: under the build lock (a build publishing, or retention
+    removing that version, waits), and only inside the base (``--version`` is a version id, never a path)."""
+    from pipelines.release.build_lock import hold_build_lock
+
     args = build_parser().parse_args(argv)
     try:
+        if args.version is not None:
+            layout.check_version_id(args.version, "--version")
         version_dir = layout.version_dir(args.base, args.version)
-        manifest = json.loads((version_dir / layout.MANIFEST).read_text(encoding="utf-8"))
-        write_report(version_dir, manifest)
+        with hold_build_lock(layout.BaseLayout(args.base), version_dir.name):
+            manifest = json.loads((version_dir / layout.MANIFEST).read_text(encoding="utf-8"))
+            write_report(version_dir, manifest)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     print(f"report -> {version_dir / 'report.html'}, {version_dir / 'report.json'} and {version_dir / BROWSE_FILE}")
     return 0
 

@@ -21,7 +21,6 @@ import glob
 import io
 import logging
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -45,7 +44,7 @@ from pipelines.stages.logformats import (
 from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
-from schemas.layout import is_remote
+from schemas.layout import is_remote, not_a_regular_file
 from schemas.records import Reject
 from schemas.text import lone_surrogate
 
@@ -95,21 +94,12 @@ def _utf8_name(path: str) -> str:
 
 
 def _not_regular(path: str) -> str | None:
-    """What a local path is when it is not a regular file (None: a regular file, or a path in a store). Only a
-    regular file ends: a FIFO, a device (/dev/zero, /dev/urandom) or a socket would be hashed, then read,
-    forever."""
+    """What a local path is when it is not a regular file (None: a regular file, or a path in a store): a FIFO,
+    a device (/dev/zero, /dev/urandom) or a socket would be hashed, then read, forever."""
     if is_remote(path):
         return None
-    try:
-        mode = os.stat(path).st_mode  # through symbolic links: a link to /dev/zero is /dev/zero
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or type(exc).__name__})"
-    for test, what in ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return "not a regular file"
+    what = not_a_regular_file(path)
+    return "a dangling link" if what == "missing" else what
 
 
 def _has_glob(pattern: str) -> bool:
