@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigError
+from schemas.text import truncate
 
 
 @dataclass(frozen=True)
@@ -334,7 +335,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     names = {f.name for f in fields(cls)}
     for key in data:
         if key not in names:
-            where = preview_text(f"{prefix}.{key}" if prefix else str(key), SHOWN_CHARS)
+            where = truncate(f"{prefix}.{key}" if prefix else str(key), SHOWN_CHARS)
             close = difflib.get_close_matches(str(key), sorted(names), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(names))})"
             raise ConfigError(f"config: unknown key '{where}'{hint}")
@@ -454,15 +455,10 @@ class _NoAliasLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.events.AliasEvent):
             event = self.peek_event()
-            raise ConfigError(f"config: {self.name} uses a YAML alias (*{preview_text(event.anchor)}) at line "
+            raise ConfigError(f"config: {self.name} uses a YAML alias (*{truncate(str(event.anchor), 40)}) at line "
                               f"{event.start_mark.line + 1}: aliases are not allowed in a config (write the value "
                               f"out)")
         return super().compose_node(parent, index)
-
-
-def preview_text(text: Any, limit: int = 40) -> str:
-    text = str(text)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _config_text(p: Path) -> str:
@@ -501,7 +497,7 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
             raise ConfigError(f"config: {p} is not valid YAML{where}") from None
         except (ValueError, RecursionError) as exc:  # a value YAML's constructors refuse (an int of 5000 digits)
             raise ConfigError(f"config: {p} holds a value that cannot be read: {type(exc).__name__}: "
-                              f"{preview_text(exc, SHOWN_CHARS)}") from None
+                              f"{truncate(str(exc), SHOWN_CHARS)}") from None
         finally:
             loader.dispose()
         if loaded is not None and not isinstance(loaded, dict):

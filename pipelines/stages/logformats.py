@@ -36,21 +36,31 @@ DUPLICATE_KEY = "duplicate_key"
 
 
 def nesting_over(value: Any, limit: int = MAX_NESTING) -> bool:
-    """Whether ``value`` nests lists and dicts more than ``limit`` levels deep (looked at without recursion:
-    any depth is safe to ask about)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels deep (looked at level by level, without
+    recursion: any depth is safe to ask about)."""
+    level = [value] if isinstance(value, (dict, list, tuple)) else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list, tuple))]
     return False
+
+
+def _brackets_over(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether JSON text holds more opening brackets than :data:`MAX_NESTING`: a record nested deeper needs
+    that many, so a record with fewer needs no walk (counting is C-fast; walking every record is not)."""
+    return text.count("[", start, end) + text.count("{", start, end) > MAX_NESTING
+
+
+def _too_deep(record: Any, source: str, position: int) -> Reject | None:
+    """The ``too_deep`` reject of a record nested over :data:`MAX_NESTING` levels (None: it is not)."""
+    if not nesting_over(record):
+        return None
+    return Reject(STAGE, TOO_DEEP, source, position, "",
+                  f"the record nests lists or objects more than {MAX_NESTING} levels deep")
 
 
 def _opt_str(value: Any) -> str | None:
@@ -109,11 +119,8 @@ def chat_pairs(messages: Any, mode: str) -> list[tuple[int, Any, Any]] | str:
 
 def rows_from_record(record: Any, source: str, position: int, cfg: InputConfig,
                      limits: LimitsConfig) -> Iterator[Parsed]:
-    """One parsed record (a dict from JSON, CSV or Parquet) to rows or a reject."""
-    if nesting_over(record):  # before anything walks it: a preview of it would recurse as deep
-        yield Reject(STAGE, TOO_DEEP, source, position, "",
-                     f"the record nests lists or objects more than {MAX_NESTING} levels deep")
-        return
+    """One parsed record (a dict from JSON, CSV or Parquet) to rows or a reject. Its readers have refused a
+    record nested too deep (:func:`_too_deep`) before: a preview of it would recurse as deep."""
     if not isinstance(record, dict):
         yield Reject(STAGE, "not_an_object", source, position, _raw_preview(record, limits),
                      f"expected a JSON object, got {type(record).__name__}")
@@ -217,6 +224,10 @@ def parse_jsonl(text: FileText, source: str, cfg: InputConfig, limits: LimitsCon
             yield Reject(STAGE, reason, source, line.number, preview(body.rstrip("\n"), limits.raw_preview_chars),
                          detail)
             continue
+        deep = _too_deep(record, source, line.number) if _brackets_over(body) else None
+        if deep is not None:
+            yield deep
+            continue
         yield from rows_from_record(record, source, line.number, cfg, limits)
 
 
@@ -258,7 +269,11 @@ def parse_json_array(text: str, first_line: int, source: str, cfg: InputConfig, 
             yield Reject(STAGE, reason, source, index, preview(text[pos:pos + limits.raw_preview_chars],
                                                                limits.raw_preview_chars), detail)
         else:
-            yield from rows_from_record(record, source, index, cfg, limits)
+            deep = _too_deep(record, source, index) if _brackets_over(text, pos, end) else None
+            if deep is not None:
+                yield deep
+            else:
+                yield from rows_from_record(record, source, index, cfg, limits)
         index += 1
         pos = _JSON_SPACE.match(text, end).end()
         if text.startswith(",", pos):
@@ -465,6 +480,25 @@ def _duplicated_field(schema: Any) -> str | None:
     return None
 
 
+def _type_depth(schema: Any) -> int:
+    """How deep a Parquet schema's values can nest (a row: 1; a list column in it: 2; ...), without recursion."""
+    import pyarrow as pa
+
+    deepest, stack = 1, [(f.type, 2) for f in schema]
+    while stack:
+        typ, depth = stack.pop()
+        if pa.types.is_struct(typ):
+            stack.extend((typ.field(i).type, depth + 1) for i in range(typ.num_fields))
+        elif pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
+            stack.append((typ.value_type, depth + 1))
+        elif pa.types.is_map(typ):
+            stack.extend(((typ.key_type, depth + 2), (typ.item_type, depth + 2)))
+        else:
+            continue
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConfig,
                   batch_rows: int = 8192) -> Iterator[Parsed]:
     """Parquet rows, positioned by their index (1-based). A file that breaks off (a corrupt page, text that is
@@ -479,6 +513,7 @@ def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConf
     except faults as exc:
         yield Reject(STAGE, "unreadable_parquet", source, 0, "", f"{type(exc).__name__}: {exc}"[:300])
         return
+    may_be_deep = _type_depth(parquet.schema_arrow) > MAX_NESTING  # a row nests at most as deep as its schema
     twice = _duplicated_field(parquet.schema_arrow)
     if twice is not None:  # each row would keep the last column of the name: a silent change
         yield Reject(STAGE, DUPLICATE_KEY, source, 0, "", f"the file has two columns named {preview(twice, 80)!r} "
@@ -497,5 +532,9 @@ def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConf
             return
         for record in records:
             position += 1
-            yield from rows_from_record(record, source, position, cfg, limits)
+            deep = _too_deep(record, source, position) if may_be_deep else None
+            if deep is not None:
+                yield deep
+            else:
+                yield from rows_from_record(record, source, position, cfg, limits)
 
