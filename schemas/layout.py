@@ -357,7 +357,8 @@ def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -
     pointer = base / LATEST_FILE
     if pointer.is_file() and not pointer.is_symlink():
         version = pointer.read_text(encoding="utf-8").strip()
-        folder = base / VERSIONS_DIR / version
+        # a pointer naming a path (../x) is refused, never followed
+        folder = BaseLayout(base).version(version) if version else base / VERSIONS_DIR
         if version and (folder / MANIFEST).is_file():
             return folder
         raise BaseIntegrityError(f"base: {pointer} names version {version!r}, but {folder} has no {MANIFEST}")

@@ -214,3 +214,17 @@ def test_an_interrupt_during_the_report_says_the_version_was_published(shared_fa
     assert code == 130 and new != old
     assert lines == [f"error: interrupted; version {new} was published before it (latest names it); if its report "
                      f"is missing, `qabase report --base {mine}` writes it"]
+
+
+def test_a_latest_pointer_naming_a_path_is_refused(shared_fake_base, tmp_path):
+    # before: a LATEST file holding ../../other/versions/V was followed into the other base
+    from schemas.errors import BaseIntegrityError
+    from schemas.layout import resolve_version
+
+    mine, other, version = _two_bases(shared_fake_base, tmp_path)
+    (mine / "latest").unlink()
+    (mine / "LATEST").write_text(f"../../other/versions/{version}\n")
+    with pytest.raises(BaseIntegrityError, match="cannot name a version"):
+        resolve_version(mine)
+    (mine / "LATEST").write_text(f"{version}\n")
+    assert resolve_version(mine) == mine / "versions" / version
