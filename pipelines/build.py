@@ -42,6 +42,7 @@ from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig, RetentionConfig
+from pipelines.exits import note_published
 from schemas import layout as L
 from schemas.errors import BaseIntegrityError, GateRefused, InputError, PublishError, QabaseError
 from schemas.layout import (
@@ -261,6 +262,8 @@ def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: 
             version: str | None, full_rebuild: bool, factory: ModelFactory | None) -> Iterator[BuildResult]:
     """Yields the latest version when there is nothing new (its report written if a stopped build left it
     without), else the version staged, with the build lock held until the ``with`` block ends."""
+    if version is not None:
+        L.check_version_id(version)  # before any work: it names the staging folder, written last of all
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     layout = BaseLayout(output)
@@ -416,6 +419,7 @@ def publish_version(output: str | Path, version: str) -> Path:
             if publisher.remote:  # nothing half-published stays in the store (LATEST was not written)
                 publisher.abort()
             raise
+        note_published(str(output), version)  # latest names it: a failure from here on must say so
         LOG.info("published %s", publisher.location)
         apply_retention(output, _retention_of(final), version)
     return final

@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog="Unknown --options are passed to Apache Beam as pipeline options (--runner, "
                                "--direct_num_workers, ...).\n\n" + exit_code_table())
     ap.add_argument("--input", action="append", default=[], metavar="PATH_OR_GLOB",
-                    help="log file(s): .jsonl, .jsonl.gz, .csv, .parquet; repeatable; globs allowed")
+                    help="log file(s): .jsonl, .csv, .parquet (compressed or not: .gz, .bz2, .xz, .zst), or a folder; "
+                         "repeatable; globs allowed (a path that exists is that file)")
     ap.add_argument("--base", "--output", dest="output", metavar="BASE_DIR",
                     help="base directory (versions/ and latest); --base and --output are the same")
     ap.add_argument("--config", metavar="FILE.yaml", help="YAML config; flags below override it")
@@ -72,17 +73,30 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return build_parser().parse_known_args(argv)
 
 
+def _beam_parser_class():
+    from apache_beam.options.pipeline_options import _BeamArgumentParser
+
+    class QuietBeamParser(_BeamArgumentParser):
+        """Beam's option parser, whose errors are one line: argparse's own prints Beam's whole usage (over a
+        hundred lines) and exits."""
+
+        def error(self, message: str):
+            raise QabaseError(f"usage: {message}")
+
+    return QuietBeamParser
+
+
 def check_beam_args(beam_args: list[str]) -> None:
     """Fail fast on an option neither we nor Beam know (Beam itself would only warn and drop it)."""
     import difflib
 
-    from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
+    from apache_beam.options.pipeline_options import PipelineOptions
 
     from pipelines.runners import load_runner_options
 
     load_runner_options(beam_args)  # a runner's own options are Beam's only once its module is imported
     _check_runner_name(beam_args)
-    parser = _BeamArgumentParser(allow_abbrev=False)
+    parser = _beam_parser_class()(allow_abbrev=False)
     classes = {str(c): c for c in PipelineOptions.__subclasses__()}
     for cls in classes.values():
         cls._add_argparse_args(parser)  # how Beam itself collects its options
@@ -121,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
+    if args.version_id is not None:  # before any work: a bad id would fail only when the staging is written
+        from schemas.layout import check_version_id
+
+        check_version_id(args.version_id, "--version-id")
     check_beam_args(beam_args)
     from models.registry import load_config
     from schemas.config import config_yaml

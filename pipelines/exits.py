@@ -17,7 +17,30 @@ from schemas.errors import QabaseError
 
 INTERRUPTED_CODE = 130
 FAILED_CODE = 1
-INTERRUPTED = "error: interrupted; the published base is unchanged"
+# the longest error line printed: a message quoting a hostile value stays one readable line
+MAX_ERROR_CHARS = 1000
+
+# the versions this process published (base, version), in order: a failure after a publish must not say the
+# base is unchanged (pipelines.build.publish_version notes each)
+_PUBLISHED: list[tuple[str, str]] = []
+
+
+def note_published(base: str, version: str) -> None:
+    """Called once ``latest`` names ``version``: from now on a failure of this run says so."""
+    _PUBLISHED.append((str(base), version))
+
+
+def _base_state() -> str:
+    """What a failure leaves of the published base: unchanged, or the version this run published."""
+    if not _PUBLISHED:
+        return "the published base is unchanged"
+    base, version = _PUBLISHED[-1]
+    return (f"version {version} was published before it (latest names it); if its report is missing, "
+            f"`qabase report --base {base}` writes it")
+
+
+def _one_line(text: str) -> str:
+    return text if len(text) <= MAX_ERROR_CHARS else f"{text[:MAX_ERROR_CHARS]}... ({len(text):,} characters)"
 
 
 class SigintSeen:
@@ -61,22 +84,24 @@ def interrupted(exc: BaseException, sigint: SigintSeen) -> bool:
 def run_reporting(work: Callable[[], int], show_traceback: bool = False) -> int:
     """``work()``'s exit code, or the code of what it raised with one ``error:`` line on stderr (the traceback
     too for an unexpected failure when ``show_traceback``)."""
+    _PUBLISHED.clear()
     with SigintSeen() as sigint:
         try:
             return work()
         except QabaseError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            published = f" ({_base_state()})" if _PUBLISHED else ""
+            print(_one_line(f"error: {exc}") + published, file=sys.stderr)
             return exc.exit_code
         except KeyboardInterrupt:
-            print(INTERRUPTED, file=sys.stderr)
+            print(f"error: interrupted; {_base_state()}", file=sys.stderr)
             return INTERRUPTED_CODE
         except Exception as exc:  # an unexpected failure: one line unless asked for more
             if interrupted(exc, sigint):
-                print(INTERRUPTED, file=sys.stderr)
+                print(f"error: interrupted; {_base_state()}", file=sys.stderr)
                 return INTERRUPTED_CODE
             if show_traceback:
                 traceback.print_exc()
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            print(f"error: build failed ({type(exc).__name__}: {first[:300]}); the published base is unchanged. "
+            print(f"error: build failed ({type(exc).__name__}: {first[:300]}); {_base_state()}. "
                   f"Re-run with --traceback for details.", file=sys.stderr)
             return FAILED_CODE

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigError
+from schemas.text import truncate
 
 
 @dataclass(frozen=True)
@@ -303,24 +304,24 @@ def _coerce(path: str, value: Any, typ: Any) -> Any:
     if typ is bool:
         if isinstance(value, bool):
             return value
-        raise ConfigError(f"config: {path} must be true or false, got {value!r}")
+        raise ConfigError(f"config: {path} must be true or false, got {shown(value)}")
     if typ is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"config: {path} must be an integer, got {value!r}")
+            raise ConfigError(f"config: {path} must be an integer, got {shown(value)}")
         return value
     if typ is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"config: {path} must be a number, got {value!r}")
+            raise ConfigError(f"config: {path} must be a number, got {shown(value)}")
         return float(value)
     if typ is str:
         if not isinstance(value, str) or not value:
-            raise ConfigError(f"config: {path} must be a non-empty string, got {value!r}")
+            raise ConfigError(f"config: {path} must be a non-empty string, got {shown(value)}")
         return value
     if origin is tuple:
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
-            raise ConfigError(f"config: {path} must be a list of strings, got {value!r}")
+            raise ConfigError(f"config: {path} must be a list of strings, got {shown(value)}")
         return tuple(value)
     raise ConfigError(f"config: {path} has an unsupported type")  # pragma: no cover
 
@@ -334,7 +335,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     names = {f.name for f in fields(cls)}
     for key in data:
         if key not in names:
-            where = f"{prefix}.{key}" if prefix else str(key)
+            where = truncate(f"{prefix}.{key}" if prefix else str(key), SHOWN_CHARS)
             close = difflib.get_close_matches(str(key), sorted(names), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(names))})"
             raise ConfigError(f"config: unknown key '{where}'{hint}")
@@ -355,32 +356,33 @@ def _validate(cfg: BuildConfig) -> None:
     flat = _flatten(cfg.to_dict())
     for path, allowed in _CHOICES.items():
         if flat[path] not in allowed:
-            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {flat[path]!r}")
+            raise ConfigError(f"config: {path} must be one of {', '.join(allowed)}, got {shown(flat[path])}")
     for path in ("filter.gec_threshold", "filter.intent_threshold", "aggregation.subjective_threshold",
                  "index.recall_floor", "quality.min_carried_over", "quality.max_mean_score_shift",
                  "paraphrase.threshold_en", "paraphrase.threshold_zh", "paraphrase.chain_guard",
                  "paraphrase.answers_min_overlap"):
         if not 0.0 <= flat[path] <= 1.0:
-            raise ConfigError(f"config: {path} must be within [0, 1], got {flat[path]}")
+            raise ConfigError(f"config: {path} must be within [0, 1], got {shown(flat[path])}")
     positive = ("filter.top_k", "models.batch_size", "grouping.max_answers", "limits.max_question_chars",
                 "limits.max_answer_chars", "limits.raw_preview_chars", "aggregation.summary_max_chars",
                 "aggregation.embed_max_chars", "aggregation.embed_max_chars_zh", "aggregation.llm_max_new_tokens", "index.flat_max",
                 "paraphrase.neighbours")
     for path in positive:
         if flat[path] < 1:
-            raise ConfigError(f"config: {path} must be at least 1, got {flat[path]}")
+            raise ConfigError(f"config: {path} must be at least 1, got {shown(flat[path])}")
     for path in ("non_answer.threshold", "time_sensitive.threshold"):
         if flat[path] != -1.0 and not 0.0 <= flat[path] <= 1.0:
-            raise ConfigError(f"config: {path} must be within [0, 1] (or -1: the model's own), got {flat[path]}")
+            raise ConfigError(f"config: {path} must be within [0, 1] (or -1: the model's own), got {shown(flat[path])}")
     if not 0.0 <= flat["non_answer.headroom"] <= 10.0:
-        raise ConfigError(f"config: non_answer.headroom must be within [0, 10], got {flat['non_answer.headroom']}")
+        raise ConfigError(f"config: non_answer.headroom must be within [0, 10], "
+                          f"got {shown(flat['non_answer.headroom'])}")
     if flat["index.memory_budget_mb"] <= 0:
         raise ConfigError("config: index.memory_budget_mb must be positive")
     if flat["paraphrase.answers_disagree_min"] < 0:
         raise ConfigError("config: paraphrase.answers_disagree_min must be 0 (off) or positive")
     for path in ("retention.keep_versions", "retention.keep_failed"):
         if flat[path] < 0:
-            raise ConfigError(f"config: {path} must be 0 (keep all) or positive, got {flat[path]}")
+            raise ConfigError(f"config: {path} must be 0 (keep all) or positive, got {shown(flat[path])}")
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 < flat["aggregation.merge_threshold"] <= 1.0:
@@ -389,13 +391,13 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: aggregation.lexical_weight must be within [0, 1]")
     if flat["aggregation.llm_attempts"] < 1:
         raise ConfigError("config: aggregation.llm_attempts must be at least 1, "
-                          f"got {flat['aggregation.llm_attempts']}")
+                          f"got {shown(flat['aggregation.llm_attempts'])}")
     if flat["aggregation.llm_retry_max_seconds"] < 0:
         raise ConfigError("config: aggregation.llm_retry_max_seconds must be 0 (no retry) or positive, "
-                          f"got {flat['aggregation.llm_retry_max_seconds']}")
+                          f"got {shown(flat['aggregation.llm_retry_max_seconds'])}")
     if flat["aggregation.llm_timeout_seconds"] <= 0:
         raise ConfigError("config: aggregation.llm_timeout_seconds must be positive, "
-                          f"got {flat['aggregation.llm_timeout_seconds']}")
+                          f"got {shown(flat['aggregation.llm_timeout_seconds'])}")
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
     _validate_languages(cfg.input)
@@ -406,15 +408,15 @@ def _validate_languages(inp: InputConfig) -> None:
 
     bad = [x for x in inp.languages if x not in ISO_639_1 and x not in ("mixed", "all")]
     if bad:
-        raise ConfigError(f"config: input.languages: {bad[0]!r} is not an ISO 639-1 code (en, zh, fr, ...), "
+        raise ConfigError(f"config: input.languages: {shown(bad[0])} is not an ISO 639-1 code (en, zh, fr, ...), "
                           "mixed or all")
     if "all" in inp.languages and len(inp.languages) > 1:
         raise ConfigError("config: input.languages: all keeps every language; list no other with it")
     spec = inp.language_detector
     if spec != "langid" and not (spec.startswith("hf:") and spec[3:]):
-        raise ConfigError(f"config: input.language_detector must be langid or hf:/path, got {spec!r}")
+        raise ConfigError(f"config: input.language_detector must be langid or hf:/path, got {shown(spec)}")
     if spec.startswith("hf:") and not Path(spec[3:]).is_dir():
-        raise ConfigError(f"config: input.language_detector: model directory {spec[3:]!r} does not exist")
+        raise ConfigError(f"config: input.language_detector: model directory {shown(spec[3:])} does not exist")
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -434,19 +436,70 @@ def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
     return cfg
 
 
+# A config is a few kB; a bigger file is refused before it is read (it would be held, parsed and echoed whole)
+MAX_CONFIG_BYTES = 1 << 20
+# how much of a value a config error quotes: the error is one line, whatever the file holds
+SHOWN_CHARS = 120
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to :data:`SHOWN_CHARS` characters (what an error quotes of a value)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}... ({len(text):,} characters)"
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """safe_load without aliases: ``*name`` repeats a node, and nested repeats grow exponentially (a few hundred
+    bytes of "billion laughs" expand to gigabytes). A config needs none: every value is written out."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise ConfigError(f"config: {self.name} uses a YAML alias (*{truncate(str(event.anchor), 40)}) at line "
+                              f"{event.start_mark.line + 1}: aliases are not allowed in a config (write the value "
+                              f"out)")
+        return super().compose_node(parent, index)
+
+
+def _config_text(p: Path) -> str:
+    """The text of a config file, or ConfigError saying what the path is instead."""
+    from schemas.layout import not_a_regular_file
+
+    what = not_a_regular_file(p)
+    if what in ("not found", "missing"):
+        raise ConfigError(f"config: file not found: {p}")
+    if what is not None:
+        raise ConfigError(f"config: {p} is {what}, not a YAML file")
+    size = p.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config: {p} is {size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"config: {p} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} (save it "
+                          f"as UTF-8)") from None
+
+
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
     """Load a YAML config (or the defaults) and apply dotted-path overrides."""
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config: file not found: {p}")
+        loader = _NoAliasLoader(_config_text(p))
+        loader.name = str(p)
         try:
-            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+            loaded = loader.get_single_data()
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""
             raise ConfigError(f"config: {p} is not valid YAML{where}") from None
+        except (ValueError, RecursionError) as exc:  # a value YAML's constructors refuse (an int of 5000 digits)
+            raise ConfigError(f"config: {p} holds a value that cannot be read: {type(exc).__name__}: "
+                              f"{truncate(str(exc), SHOWN_CHARS)}") from None
+        finally:
+            loader.dispose()
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"config: {p} must hold a mapping at the top level")
         data = loaded or {}

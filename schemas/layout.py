@@ -37,10 +37,11 @@ import datetime as dt
 import hashlib
 import json
 import os
+import stat
 import re
 from pathlib import Path
 
-from schemas.errors import BaseIntegrityError, StoreError
+from schemas.errors import BaseIntegrityError, QabaseError, StoreError
 
 # the files of one version
 MANIFEST = "manifest.json"
@@ -90,6 +91,9 @@ AGGREGATION_CACHE = "aggregation.sqlite"
 
 # where remote bases are mirrored locally (their caches, downloaded versions, a build's working copy)
 CACHE_ENV = "QABASE_CACHE_DIR"
+# What a version id is: one name under versions/, never a path (new_version_id makes 20250101T000000000Z).
+# Anything else given as a version (``--version ../../other/versions/V``) would read or write outside the base.
+VERSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 # the same pattern as apache_beam's FileSystems.get_scheme (not imported: local paths never load Beam)
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*)://")
@@ -140,6 +144,24 @@ def local_mirror(url: str, cache_dir: str | Path | None = None) -> Path:
     return root / f"{url_scheme(url)}-{hashlib.sha256(url.encode('utf-8')).hexdigest()[:16]}"
 
 
+def check_version_id(version: str, what: str = "version") -> str:
+    """``version`` when it is a version id (letters, digits, '.', '_', '-'; at most 100 characters, starting
+    with a letter or digit), else a QabaseError (exit 2) naming ``what`` was given."""
+    if isinstance(version, str) and VERSION_ID.fullmatch(version):
+        return version
+    shown = repr(version) if len(repr(version)) <= 80 else repr(version)[:80] + "..."
+    raise QabaseError(f"usage: {what} {shown} is not a version id (letters, digits, '.', '_' and '-', starting "
+                      f"with a letter or digit: one name under {VERSIONS_DIR}/, never a path)")
+
+
+def _one_name(version: str) -> str:
+    """``version`` when it names one entry of a folder (what every path below is built from): the last guard
+    against a version that would step out of the base (names listed from the base always pass)."""
+    if not version or version in (".", "..") or "/" in version or "\\" in version or "\x00" in version:
+        raise BaseIntegrityError(f"base: {version!r} cannot name a version (not one folder name)")
+    return version
+
+
 class BaseLayout:
     """The paths of one base directory. For a base on a store (a URL), the paths are its local mirror's
     (:func:`local_mirror`) and ``url`` (else None) is the base in the store."""
@@ -156,13 +178,13 @@ class BaseLayout:
         return self.url is not None
 
     def version(self, version: str) -> Path:
-        return self.versions / version
+        return self.versions / _one_name(version)
 
     def staging(self, version: str) -> Path:
-        return self.versions / f"{STAGING_PREFIX}{version}"
+        return self.versions / f"{STAGING_PREFIX}{_one_name(version)}"
 
     def failed(self, version: str) -> Path:
-        return self.base / FAILED_DIR / version
+        return self.base / FAILED_DIR / _one_name(version)
 
     def cache_file(self, name: str) -> Path:
         return self.cache / name
@@ -174,13 +196,13 @@ class BaseLayout:
         return join(self.url, *parts)
 
     def version_url(self, version: str) -> str:
-        return self.url_of(VERSIONS_DIR, version)
+        return self.url_of(VERSIONS_DIR, _one_name(version))
 
     def staging_url(self, version: str) -> str:
-        return self.url_of(VERSIONS_DIR, f"{STAGING_PREFIX}{version}")
+        return self.url_of(VERSIONS_DIR, f"{STAGING_PREFIX}{_one_name(version)}")
 
     def failed_url(self, version: str) -> str:
-        return self.url_of(FAILED_DIR, version)
+        return self.url_of(FAILED_DIR, _one_name(version))
 
     def current_version(self) -> str | None:
         """The version ``latest`` (or the ``LATEST`` pointer) names, or None before the first publish."""
@@ -273,7 +295,7 @@ class BaseLayout:
 
     def reader_lock(self, version: str) -> Path:
         """The lock file services hold (shared) while serving ``version`` (a local base; schemas.leases)."""
-        return self.base / READERS_DIR / f"{version}.lock"
+        return self.base / READERS_DIR / f"{_one_name(version)}.lock"
 
     def published_versions(self) -> list[str]:
         """Every version folder in ``versions/`` with its manifest, staging folders aside (a base on a store:
@@ -335,7 +357,8 @@ def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -
     pointer = base / LATEST_FILE
     if pointer.is_file() and not pointer.is_symlink():
         version = pointer.read_text(encoding="utf-8").strip()
-        folder = base / VERSIONS_DIR / version
+        # a pointer naming a path (../x) is refused, never followed
+        folder = BaseLayout(base).version(version) if version else base / VERSIONS_DIR
         if version and (folder / MANIFEST).is_file():
             return folder
         raise BaseIntegrityError(f"base: {pointer} names version {version!r}, but {folder} has no {MANIFEST}")
@@ -347,6 +370,7 @@ def version_dir(base_dir: str | Path, version: str | None = None, cache_dir: str
     its local copy)."""
     if version is None:
         return resolve_version(base_dir, cache_dir)
+    check_version_id(version)
     layout = BaseLayout(base_dir, cache_dir)
     if layout.url:
         if not exists(join(layout.version_url(version), MANIFEST)):
@@ -368,6 +392,24 @@ def sha256_stream(f, chunk: int = 1 << 20) -> str:
     for block in iter(lambda: f.read(chunk), b""):
         h.update(block)
     return h.hexdigest()
+
+
+def not_a_regular_file(path: str | Path) -> str | None:
+    """What a local path is when it is not a regular file ("a FIFO (named pipe)", "a character device", ...;
+    None: a regular file). Only a regular file ends: reading a FIFO, /dev/zero or /dev/urandom would never
+    finish. Looked up through symbolic links (a link to /dev/zero is /dev/zero)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "missing" if os.path.lexists(path) else "not found"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or type(exc).__name__})"
+    for test, what in ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
 
 
 def sha256_file(path: str | Path) -> str:

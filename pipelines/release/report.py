@@ -1,9 +1,8 @@
 """The data quality report of a version: one self-contained HTML file and a JSON file with the same figures.
 
-    python -m pipelines.release.report --base DIR [--version V]
-
 Written into the version folder at build time (``report.html``, ``report.json``, and the base browser
-``browse.html``: pipelines.release.browse) and rebuilt on demand by the command above. The HTML has no
+``browse.html``: pipelines.release.browse) and rebuilt on demand by ``qabase report``
+(pipelines.release.report_command, which holds the build lock while it writes). The HTML has no
 external references: the
 charts are PNGs embedded as data URIs, the styles are inline, and every piece of
 log text (questions, rejected rows, reasons) is HTML-escaped. Report files are not
@@ -19,19 +18,15 @@ answers and viewpoints per question, languages, and time per stage.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import io
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from schemas import layout
-from schemas.errors import QabaseError
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE
 
 EXAMPLES_PER_REASON = 3
@@ -433,29 +428,3 @@ def write_report(version_dir: Path, manifest: dict) -> dict:
     (version_dir / "report.json").write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
     write_browse(version_dir, manifest)
     return figures
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from schemas.commandline import command_parser, summary
-
-    ap = command_parser("report", summary(__doc__))
-    ap.add_argument("--base", required=True, type=Path, metavar="BASE_DIR", help="the base directory")
-    ap.add_argument("--version", help="a version id under BASE_DIR/versions (default: the one latest names)")
-    return ap
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        version_dir = layout.version_dir(args.base, args.version)
-        manifest = json.loads((version_dir / layout.MANIFEST).read_text(encoding="utf-8"))
-        write_report(version_dir, manifest)
-    except QabaseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"report -> {version_dir / 'report.html'}, {version_dir / 'report.json'} and {version_dir / BROWSE_FILE}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

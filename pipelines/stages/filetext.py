@@ -38,6 +38,9 @@ _XZ_MAGIC = re.compile(rb"\xfd7zXZ\x00")
 _COMPRESSIONS = (("gzip", _GZIP_MAGIC, lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
                  ("bzip2", _BZIP2_MAGIC, bz2.BZ2File),
                  ("xz", _XZ_MAGIC, lzma.LZMAFile))
+# What a compressed log's name may end with: its format is told by the name before it (logs.jsonl.bz2 is JSONL).
+# gzip, bzip2 and xz are read by their content whatever the name; zstd and deflate by these names (Beam)
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd", ".deflate")
 # Beam decompresses these by file name, as before (deflate has no magic number to sniff)
 _BEAM_ONLY_COMPRESSIONS = (CompressionTypes.DEFLATE, CompressionTypes.ZSTD)
 # What reading a stream can raise when the file itself is bad: I/O errors and bad gzip/bzip2 data (OSError),
@@ -268,6 +271,15 @@ class FileText:
                                        f"its end marker; {kept}, the rest is lost")
         what = f"corrupt {self.compression} data" if self.compression else "read error"
         return "unreadable_file", f"{what} {at}: {type(exc).__name__}: {exc}; {kept}, the rest is lost"[:500]
+
+
+def uncompressed_name(path: str) -> str:
+    """``path`` in lower case without the suffix of a compression (what names its format)."""
+    name = path.lower()
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def open_binary(path: str) -> Any:

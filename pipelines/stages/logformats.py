@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Union
 
-from pipelines.stages.filetext import FileText, TextLine
+from pipelines.stages.filetext import FileText, TextLine, uncompressed_name
 from schemas.config import InputConfig, LimitsConfig
 from schemas.records import RawRow, Reject
 from schemas.text import preview
@@ -26,6 +26,41 @@ USER_ROLES = frozenset({"user", "human", "customer", "question", "用户"})
 ASSISTANT_ROLES = frozenset({"assistant", "gpt", "bot", "ai", "model", "chatbot", "answer", "助手"})
 
 Parsed = Union[RawRow, Reject]
+
+# A record nested deeper than this is one reject (``too_deep``): the values of a row cross processes pickled, and
+# pickling a value nested a few hundred levels deep overflows the stack and aborts the whole build. No log
+# record comes near it (a chat record with tool calls nests about 10 levels).
+MAX_NESTING = 100
+TOO_DEEP = "too_deep"
+DUPLICATE_KEY = "duplicate_key"
+
+
+def nesting_over(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels deep (looked at level by level, without
+    recursion: any depth is safe to ask about)."""
+    level = [value] if isinstance(value, (dict, list, tuple)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list, tuple))]
+    return False
+
+
+def _brackets_over(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether JSON text holds more opening brackets than :data:`MAX_NESTING`: a record nested deeper needs
+    that many, so a record with fewer needs no walk (counting is C-fast; walking every record is not)."""
+    return text.count("[", start, end) + text.count("{", start, end) > MAX_NESTING
+
+
+def _too_deep(record: Any, source: str, position: int) -> Reject | None:
+    """The ``too_deep`` reject of a record nested over :data:`MAX_NESTING` levels (None: it is not)."""
+    if not nesting_over(record):
+        return None
+    return Reject(STAGE, TOO_DEEP, source, position, "",
+                  f"the record nests lists or objects more than {MAX_NESTING} levels deep")
 
 
 def _opt_str(value: Any) -> str | None:
@@ -84,7 +119,8 @@ def chat_pairs(messages: Any, mode: str) -> list[tuple[int, Any, Any]] | str:
 
 def rows_from_record(record: Any, source: str, position: int, cfg: InputConfig,
                      limits: LimitsConfig) -> Iterator[Parsed]:
-    """One parsed record (a dict from JSON, CSV or Parquet) to rows or a reject."""
+    """One parsed record (a dict from JSON, CSV or Parquet) to rows or a reject. Its readers have refused a
+    record nested too deep (:func:`_too_deep`) before: a preview of it would recurse as deep."""
     if not isinstance(record, dict):
         yield Reject(STAGE, "not_an_object", source, position, _raw_preview(record, limits),
                      f"expected a JSON object, got {type(record).__name__}")
@@ -111,14 +147,56 @@ def rows_from_record(record: Any, source: str, position: int, cfg: InputConfig,
 # --- JSONL and JSON arrays ---------------------------------------------------------------------------------
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+# a JSON string or a bracket: what finding the end of a value too deep to parse needs to see
+_JSON_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
-def _json_error(exc: ValueError | RecursionError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return exc.msg
+class DuplicateKeyError(ValueError):
+    """One JSON object names a key twice: Python's json keeps the last value, a silent change."""
+
+    def __init__(self, key: str):
+        super().__init__(f"key {preview(key, 80)!r} appears twice in one object (which value is meant cannot be "
+                         f"told)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return record
+
+
+# every JSON object of a log is read through this decoder: a duplicate key is a reject, never last-wins
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def _json_fault(exc: ValueError | RecursionError) -> tuple[str, str]:
+    """(reason, detail) of a JSON text that does not parse."""
+    if isinstance(exc, DuplicateKeyError):
+        return DUPLICATE_KEY, str(exc)
     if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return str(exc).split(";")[0]  # Python's digit limit: "Exceeds the limit (4300 digits) ...; use sys..."
+        return TOO_DEEP, "nested too deeply to parse"
+    if isinstance(exc, json.JSONDecodeError):
+        return "malformed_json", exc.msg
+    return "malformed_json", str(exc).split(";")[0]  # Python's digit limit: "Exceeds the limit (4300 digits)..."
+
+
+def _value_end(text: str, pos: int) -> int:
+    """Where the JSON object or array starting at ``pos`` ends (-1: it does not), found without parsing it."""
+    depth = 0
+    for match in _JSON_STRING_OR_BRACKET.finditer(text, pos):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return -1
 
 
 def parse_jsonl(text: FileText, source: str, cfg: InputConfig, limits: LimitsConfig, *,
@@ -140,10 +218,15 @@ def parse_jsonl(text: FileText, source: str, cfg: InputConfig, limits: LimitsCon
             return
         first = False
         try:
-            record = json.loads(body)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError, and Python's limit on an int's digits
-            yield Reject(STAGE, "malformed_json", source, line.number,
-                         preview(body.rstrip("\n"), limits.raw_preview_chars), _json_error(exc))
+            record = _DECODER.decode(body)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, a duplicate key, too deep, an int's digits
+            reason, detail = _json_fault(exc)
+            yield Reject(STAGE, reason, source, line.number, preview(body.rstrip("\n"), limits.raw_preview_chars),
+                         detail)
+            continue
+        deep = _too_deep(record, source, line.number) if _brackets_over(body) else None
+        if deep is not None:
+            yield deep
             continue
         yield from rows_from_record(record, source, line.number, cfg, limits)
 
@@ -166,22 +249,33 @@ def parse_json_array(text: str, first_line: int, source: str, cfg: InputConfig, 
     """The records of one JSON array (``text`` starts with ``[``, on line ``first_line`` of its file), each
     positioned by its index (1-based), parsed one at a time. The first element that does not parse ends it:
     the elements before it are rows, the rest one ``malformed_json`` reject (none when the text was
-    ``cut_short``: the file's own fault says why it ends)."""
-    decoder = json.JSONDecoder()
+    ``cut_short``: the file's own fault says why it ends). An element that is well-formed but refused (a
+    ``duplicate_key``, ``too_deep`` to parse) is its own reject, and the elements after it are read."""
+    decoder = _DECODER
     pos = _JSON_SPACE.match(text, _JSON_SPACE.match(text).end() + 1).end()  # after "["
     index = 1
     closed = text.startswith("]", pos)
     while not closed:
         try:
-            record, pos = decoder.raw_decode(text, pos)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError, and Python's limit on an int's digits
-            if not cut_short:
-                yield _array_reject(text, getattr(exc, "pos", pos), index, first_line, source, limits,
-                                    _json_error(exc))
-            return
-        yield from rows_from_record(record, source, index, cfg, limits)
+            record, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, a duplicate key, too deep, an int's digits
+            reason, detail = _json_fault(exc)
+            end = _value_end(text, pos) if reason != "malformed_json" else -1
+            if end < 0:  # the element does not parse: where the next one starts cannot be told
+                if not cut_short:
+                    yield _array_reject(text, getattr(exc, "pos", pos), index, first_line, source, limits, detail)
+                return
+            # well-formed but refused (a duplicate key, too deep to parse): the element's reject, then the rest
+            yield Reject(STAGE, reason, source, index, preview(text[pos:pos + limits.raw_preview_chars],
+                                                               limits.raw_preview_chars), detail)
+        else:
+            deep = _too_deep(record, source, index) if _brackets_over(text, pos, end) else None
+            if deep is not None:
+                yield deep
+            else:
+                yield from rows_from_record(record, source, index, cfg, limits)
         index += 1
-        pos = _JSON_SPACE.match(text, pos).end()
+        pos = _JSON_SPACE.match(text, end).end()
         if text.startswith(",", pos):
             pos = _JSON_SPACE.match(text, pos + 1).end()
         elif text.startswith("]", pos):
@@ -312,14 +406,26 @@ def _names_the_fields(header: list[str], cfg: InputConfig) -> bool:
     return cfg.question_field in header or any(f in header for f in cfg.messages_fields)
 
 
+def _duplicated(names: list[str]) -> str | None:
+    """The first name that appears twice in ``names`` (None: each appears once)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
 def parse_csv(text: FileText, source: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
     """CSV rows under a header row (row 0) that names the question field (or a chat messages field); rows
     are positioned by their index (1-based, blank rows skipped). A first row that names neither is no header,
-    and no row of the file can be read: each (that row too) is a ``csv_no_header`` reject."""
-    delimiter = "\t" if source.lower().removesuffix(".gz").endswith(".tsv") else cfg.csv_delimiter
+    and no row of the file can be read: each (that row too) is a ``csv_no_header`` reject. A header that names
+    a column twice cannot tell which value is meant (a dict keeps the last, a silent change): each row (the
+    header too) is a ``csv_duplicate_header`` reject."""
+    delimiter = "\t" if uncompressed_name(source).endswith(".tsv") else cfg.csv_delimiter
     records = _CsvRecords(text.lines(), delimiter)
     header: list[str] | None = None
-    no_header = ""  # why the file has no header to read its rows by
+    no_header: tuple[str, str] | None = None  # why the file has no header to read its rows by
     position = -1
     for record in records:
         if record.is_blank():
@@ -332,14 +438,20 @@ def parse_csv(text: FileText, source: str, cfg: InputConfig, limits: LimitsConfi
         else:
             problem = _csv_problem(record, fields)
         if position == 0:
-            if problem is None and _names_the_fields(record.values, cfg):
+            twice = _duplicated(record.values) if problem is None else None
+            if problem is None and twice is not None:
+                problem = ("csv_duplicate_header", f"the header row names column {preview(twice, 80)!r} twice "
+                                                   f"(which value is meant cannot be told): rename one")
+                no_header = (problem[0], f"no row is read: {problem[1]}")
+            elif problem is None and _names_the_fields(record.values, cfg):
                 header = record.values
                 continue
-            problem = problem or ("csv_no_header", f"the first row names no '{cfg.question_field}' column "
-                                                   f"(input.question_field): a CSV file needs a header row")
-            no_header = f"no header row to read it by (row 0: {problem[0]})"
+            else:
+                problem = problem or ("csv_no_header", f"the first row names no '{cfg.question_field}' column "
+                                                       f"(input.question_field): a CSV file needs a header row")
+                no_header = ("csv_no_header", f"no header row to read it by (row 0: {problem[0]})")
         elif no_header and problem is None:
-            problem = ("csv_no_header", no_header)
+            problem = no_header
         if problem is not None:
             yield Reject(STAGE, problem[0], source, position, _csv_preview(record, problem[0], delimiter, limits),
                          problem[1])
@@ -348,6 +460,44 @@ def parse_csv(text: FileText, source: str, cfg: InputConfig, limits: LimitsConfi
 
 
 # --- Parquet -----------------------------------------------------------------------------------------------
+
+def _duplicated_field(schema: Any) -> str | None:
+    """The first column (or field of a struct column, dotted) named twice in a Parquet schema."""
+    import pyarrow as pa
+
+    stack = [("", list(schema))]
+    while stack:
+        prefix, fields = stack.pop()
+        twice = _duplicated([f.name for f in fields])
+        if twice is not None:
+            return prefix + twice
+        for f in fields:
+            typ = f.type
+            while pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
+                typ = typ.value_type
+            if pa.types.is_struct(typ):
+                stack.append((f"{prefix}{f.name}.", [typ.field(i) for i in range(typ.num_fields)]))
+    return None
+
+
+def _type_depth(schema: Any) -> int:
+    """How deep a Parquet schema's values can nest (a row: 1; a list column in it: 2; ...), without recursion."""
+    import pyarrow as pa
+
+    deepest, stack = 1, [(f.type, 2) for f in schema]
+    while stack:
+        typ, depth = stack.pop()
+        if pa.types.is_struct(typ):
+            stack.extend((typ.field(i).type, depth + 1) for i in range(typ.num_fields))
+        elif pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
+            stack.append((typ.value_type, depth + 1))
+        elif pa.types.is_map(typ):
+            stack.extend(((typ.key_type, depth + 2), (typ.item_type, depth + 2)))
+        else:
+            continue
+        deepest = max(deepest, depth)
+    return deepest
+
 
 def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConfig,
                   batch_rows: int = 8192) -> Iterator[Parsed]:
@@ -358,9 +508,16 @@ def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConf
 
     faults = (pa.ArrowException, OSError, ValueError)  # ArrowInvalid is a ValueError; bad UTF-8 a UnicodeError
     try:
-        batches = pq.ParquetFile(handle).iter_batches(batch_size=batch_rows)
+        parquet = pq.ParquetFile(handle)
+        batches = parquet.iter_batches(batch_size=batch_rows)
     except faults as exc:
         yield Reject(STAGE, "unreadable_parquet", source, 0, "", f"{type(exc).__name__}: {exc}"[:300])
+        return
+    may_be_deep = _type_depth(parquet.schema_arrow) > MAX_NESTING  # a row nests at most as deep as its schema
+    twice = _duplicated_field(parquet.schema_arrow)
+    if twice is not None:  # each row would keep the last column of the name: a silent change
+        yield Reject(STAGE, DUPLICATE_KEY, source, 0, "", f"the file has two columns named {preview(twice, 80)!r} "
+                                                          f"(which value is meant cannot be told); no row is read")
         return
     position = 0
     while True:
@@ -375,5 +532,9 @@ def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConf
             return
         for record in records:
             position += 1
-            yield from rows_from_record(record, source, position, cfg, limits)
+            deep = _too_deep(record, source, position) if may_be_deep else None
+            if deep is not None:
+                yield deep
+            else:
+                yield from rows_from_record(record, source, position, cfg, limits)
 

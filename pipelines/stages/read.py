@@ -1,4 +1,4 @@
-"""Read: JSONL (also .gz), JSON arrays, CSV and Parquet logs, single-turn pairs and chat-style records.
+"""Read: JSONL, JSON arrays, CSV and Parquet logs, single-turn pairs and chat-style records.
 
 The read stage: which files to read (:func:`expand_inputs`, each with its format, :func:`file_format`), and
 every row or reject of one file (:func:`parse_file`). A file that cannot be read is a reject with a reason,
@@ -17,7 +17,9 @@ local paths, gs:// and s3:// work the same on any runner.
 
 from __future__ import annotations
 
+import glob
 import io
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
@@ -26,7 +28,7 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines.stages.filetext import FileText, TextLine, open_binary
+from pipelines.stages.filetext import COMPRESSION_SUFFIXES, FileText, TextLine, open_binary, uncompressed_name
 from pipelines.stages.logformats import (
     ASSISTANT_ROLES,
     STAGE,
@@ -42,6 +44,7 @@ from pipelines.stages.logformats import (
 from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
+from schemas.layout import is_remote, not_a_regular_file
 from schemas.records import Reject
 from schemas.text import lone_surrogate
 
@@ -59,20 +62,19 @@ MAX_JSON_ARRAY_BYTES = 64 * 1024 * 1024
 # breaks (a binary file, one giant record) must never be read into memory whole. Far above any real record,
 # and as long as a JSON array may be: a minified array is one line.
 MAX_LINE_BYTES = MAX_JSON_ARRAY_BYTES
+LOG = logging.getLogger("qabase.read")
 
 
 def file_format(path: str, forced: str = "auto") -> str:
     if forced != "auto":
         return forced
-    name = path.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
+    name = uncompressed_name(path)
     for ext, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
                      (".csv", "csv"), (".tsv", "csv"), (".parquet", "parquet"), (".pq", "parquet")):
         if name.endswith(ext):
             return fmt
-    raise InputError(f"input: cannot tell the format of {path} (use .jsonl, .jsonl.gz, .csv or .parquet, "
-                     f"or set input.format)")
+    raise InputError(f"input: cannot tell the format of {path} (use .jsonl, .csv or .parquet, compressed or not: "
+                     f"{', '.join(COMPRESSION_SUFFIXES)}; or set input.format)")
 
 
 def _known_format(path: str) -> bool:
@@ -91,24 +93,67 @@ def _utf8_name(path: str) -> str:
     return path
 
 
+def _not_regular(path: str) -> str | None:
+    """What a local path is when it is not a regular file (None: a regular file, or a path in a store): a FIFO,
+    a device (/dev/zero, /dev/urandom) or a socket would be hashed, then read, forever."""
+    if is_remote(path):
+        return None
+    what = not_a_regular_file(path)
+    return "a dangling link" if what == "missing" else what
+
+
+def _has_glob(pattern: str) -> bool:
+    return glob.has_magic(pattern)
+
+
+def _match(pattern: str) -> list[tuple[str, int]]:
+    """(path, size) of every file ``pattern`` names. A path that exists is that file, whatever characters it
+    holds (``x[1].jsonl``: a literal name wins over a glob); else ``pattern`` is a glob, through Beam's
+    FileSystems (local paths and stores alike)."""
+    if not is_remote(pattern) and os.path.lexists(pattern):
+        try:
+            return [(pattern, os.stat(pattern).st_size)]
+        except OSError:  # a dangling link: said by _not_regular, as "cannot be read"
+            return [(pattern, 0)]
+    bare = not is_remote(pattern) and not os.path.dirname(pattern)  # Beam matches '*.jsonl' only as './*.jsonl'
+    try:
+        result = FileSystems.match([os.path.join(".", pattern) if bare else pattern])[0]
+        matched = [(m.path, m.size_in_bytes) for m in result.metadata_list]
+    except Exception as exc:  # Beam raises BeamIOError with nested detail
+        raise InputError(f"input: cannot read {pattern}: {type(exc).__name__}") from None
+    return [(p[2:] if bare and p.startswith("./") else p, s) for p, s in matched]
+
+
 def expand_inputs(patterns: Iterable[str], forced_format: str = "auto") -> list[dict[str, Any]]:
-    """Resolve paths and globs to a sorted list of files with sizes; fail fast if any matches nothing."""
+    """Resolve paths and globs to a sorted list of files with sizes; fail fast if any matches nothing.
+
+    Only regular files are read: a path named on its own that is anything else (a FIFO, /dev/zero, a socket)
+    is an InputError; one that a folder or a glob turned up is skipped with a warning naming it."""
     files: dict[str, int] = {}
     for pattern in patterns:
-        from_dir = False
-        if os.path.isdir(pattern):  # a local folder: every log file directly inside it
-            pattern, from_dir = os.path.join(pattern, "*"), True
-        try:
-            result = FileSystems.match([pattern])[0]
-            matched = [(m.path, m.size_in_bytes) for m in result.metadata_list]
-        except Exception as exc:  # Beam raises BeamIOError with nested detail
-            raise InputError(f"input: cannot read {pattern}: {type(exc).__name__}") from None
-        matched = [(p, s) for p, s in matched if not FileSystems.split(p)[1].startswith(".")]
+        from_dir = os.path.isdir(pattern)  # a local folder: every log file directly inside it
         if from_dir:
+            matched = [(os.path.join(pattern, name), 0) for name in sorted(os.listdir(pattern))]
             matched = [(p, s) for p, s in matched if _known_format(p) and not os.path.isdir(p)]
+            pattern = os.path.join(pattern, "*")
+        else:
+            matched = _match(pattern)
+        named = not from_dir and (not _has_glob(pattern) or (not is_remote(pattern) and os.path.lexists(pattern)))
+        matched = [(p, s) for p, s in matched if not FileSystems.split(p)[1].startswith(".")]
         if not matched:
             raise InputError(f"input: no such file or no files match: {pattern}")
+        regular = []
         for path, size in matched:
+            what = _not_regular(path)
+            if what is None:
+                regular.append((path, os.stat(path).st_size if from_dir else size))
+            elif named:
+                raise InputError(f"input: {path} is {what}, not a regular file: only log files are read")
+            else:
+                LOG.warning("input: %s is %s, not a regular file: skipped (matched by %s)", path, what, pattern)
+        if not regular:
+            raise InputError(f"input: {pattern} matches no regular file (only FIFOs, devices, sockets or folders)")
+        for path, size in regular:
             files[_utf8_name(path)] = size
     out = []
     for path in sorted(files):

@@ -490,6 +490,6 @@ def test_ctrl_c_in_any_qabase_command_is_one_line_and_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pipelines.release.report.main", interrupted)
+    monkeypatch.setattr("pipelines.release.report_command.main", interrupted)
     assert cli.main(["report", "--base", "x"]) == 130
     assert capsys.readouterr().err == "error: interrupted\n"

@@ -23,7 +23,7 @@ from fakes.models import FakeModels
 from models.registry import load_config
 from pipelines.build import run_build
 from pipelines.release import browse
-from pipelines.release.report import main as report_main
+from pipelines.release.report_command import main as report_main
 from schemas.layout import BROWSE_FILE, MANIFEST, QA_FILE, REPORT_FILES
 
 CHROMIUM = os.environ.get("QABASE_CHROMIUM") or next(

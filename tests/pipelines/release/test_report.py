@@ -8,7 +8,7 @@ import pytest
 
 from models.registry import load_config
 from pipelines.build import run_build
-from pipelines.release.report import main as report_main
+from pipelines.release.report_command import main as report_main
 
 
 
