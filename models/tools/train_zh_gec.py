@@ -150,7 +150,8 @@ def _figures(scores: np.ndarray, t: Table, mask: np.ndarray) -> dict:
 
     s, y = scores[mask].tolist(), t.labels[mask].tolist()
     pairs = [p for p, keep in zip(t.pairs, mask) if keep]
-    return {"texts": int(mask.sum()), "lines": len(set(pairs)), "auroc": round(auroc(s, y), 4),
+    both = 0 < sum(y) < len(y)
+    return {"texts": int(mask.sum()), "lines": len(set(pairs)), "auroc": round(auroc(s, y), 4) if both else None,
             "pairwise": pairwise_accuracy(s, y, pairs)}
 
 
@@ -180,9 +181,12 @@ def leave_source_out(t: Table) -> list[dict]:
 def markdown(table: list[dict]) -> str:
     out = ["| held out | lines | texts | v3 AUROC / pairwise | v4 AUROC / pairwise (head fitted without it) |",
            "|---|---|---:|---:|---:|"]
+    def cell(f: dict) -> str:
+        return " / ".join("–" if f[k] is None else f"{f[k]:.3f}" for k in ("auroc", "pairwise"))
+
     for r in table:
-        out.append(f"| {r['held out']} | {r['lines']} ({r['v3']['lines']}) | {r['v3']['texts']} | "
-                   f"{r['v3']['auroc']:.3f} / {r['v3']['pairwise']:.3f} | {r['v4']['auroc']:.3f} / {r['v4']['pairwise']:.3f} |")
+        out.append(f"| {r['held out']} | {r['lines']} ({r['v3']['lines']}) | {r['v3']['texts']} | {cell(r['v3'])} | "
+                   f"{cell(r['v4'])} |")
     return "\n".join(out)
 
 
