@@ -42,7 +42,6 @@ sys.path.insert(0, str(HERE.parent))
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
 MUCGEC = Path("mucgec") / "MuCGEC_dev.txt"
 BASELINES = ("length", "char-bigram", "zh-ngram-v1", "zh-ngram-v2", "zh-ngram-v3")
-# and "cannot be annotated"
 
 
 def load_mucgec(data: Path) -> list[tuple[str, str, list[str]]] | None:
