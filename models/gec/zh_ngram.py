@@ -130,7 +130,8 @@ class ZhNgramGecScorer:
             out.append({"value": float(value[i]), "nll": float(x[s:s + k, col["fwd5"]].mean()),
                         "nll_backward": float(x[s:s + k, col["bwd5"]].mean()),
                         "nll_bigram": float(x[s:s + k, col["fwd2"]].mean()),
-                        "relative_nll": float((x[s:s + k, col["fwd5"]] - self._weight * x[s:s + k, col["fwd2"]]).mean()),
+                        "relative_nll": float((x[s:s + k, col["fwd5"]]
+                                               - self._weight * x[s:s + k, col["fwd2"]]).mean()),
                         "n": k, "boundary_log_odds_max": float(z[s:s + k].max()),
                         "worst_boundary": int(np.argmax(z[s:s + k])) if k > 1 else None})
         return out
