@@ -71,8 +71,9 @@ class FilterConfig:
 @dataclass(frozen=True)
 class ModelsConfig:
     # GEC backends per language: "quire-ngram" (English: quire-grammar corrections + spelling, times
-    # word-pair fluency), "quire" (corrections + spelling only), "zh-ngram" (Chinese: character 5-gram
-    # fluency times noise signals), "zh-heuristic" (Chinese noise signals only), or
+    # word-pair fluency), "quire" (corrections + spelling only), "zh-ngram" (Chinese: character n-gram
+    # surprisals around each boundary weighed by a fitted head, times noise signals), "zh-heuristic" (Chinese
+    # noise signals only), or
     # "lm:/path/to/causal-lm" (any local Hugging Face causal LM: fluency from log-likelihood), or
     # "seq2seq:/path/to/corrector" (any local T5/BART-style GEC model: edit distance to its correction)
     gec_en: str = "quire-ngram"

@@ -74,7 +74,8 @@ MEANINGS: dict[str, str] = {
     "models.gec_en": "English GEC backend: `quire-ngram` (corrections and spelling times word-pair fluency), "
                      "`quire` (corrections and spelling only), `lm:/path` (a local causal LM's log-likelihood) or "
                      "`seq2seq:/path` (a local T5/BART-style corrector: edit distance to its correction).",
-    "models.gec_zh": "Chinese GEC backend: `zh-ngram` (character 5-gram fluency times noise signals), `zh-heuristic` "
+    "models.gec_zh": "Chinese GEC backend: `zh-ngram` (character n-gram surprisals around each boundary, weighed "
+                     "by a fitted head, times noise signals), `zh-heuristic` "
                      "(noise signals only), `lm:/path` or `seq2seq:/path`.",
     "models.intent": "Intent backend: `prototype` (embedding prototypes and lexical signals, capped by the chit-chat "
                      "head) or `classifier:/path` (a head from `qabase train-intent`, or a local HF sequence "

