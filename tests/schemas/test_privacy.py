@@ -1,6 +1,7 @@
 """The personal-data recognisers and the redactor (schemas.privacy)."""
 
 import pickle
+import re
 
 import pytest
 
@@ -95,3 +96,42 @@ def test_cut_preview_tail():
 def test_pickles():
     again = pickle.loads(pickle.dumps(Redactor.of(custom=(("X", r"X\d+"),))))
     assert again.redact_text("X12, 13812345678") == "<X>, <PHONE>"
+
+
+def test_privacy_config_makes_the_redactor():
+    from schemas.config import config_from_dict
+
+    cfg = config_from_dict({"privacy": {"kinds": ["EMAIL"], "patterns": [{"name": "EMPLOYEE_ID", "pattern": r"E\d{6}"}]}})
+    assert cfg.privacy.redactor().redact_text("E123456 a@b.com 13812345678") == "<EMPLOYEE_ID> <EMAIL> 13812345678"
+    assert not config_from_dict({"privacy": {"redact": False}}).privacy.redactor().active
+    assert cfg.config_hash() != config_from_dict({}).config_hash()
+
+
+@pytest.mark.parametrize("privacy, message", [
+    ({"patterns": [{"name": "EMPLOYEE_ID", "pattern": r"E(\d{6}"}]}, "privacy.patterns[0].pattern is not a valid"),
+    ({"patterns": [{"name": "employee", "pattern": "E"}]}, "privacy.patterns[0].name must be upper case"),
+    ({"patterns": [{"name": "X"}]}, "privacy.patterns[0] needs name, pattern"),
+    ({"patterns": [{"name": "X", "pattern": "a*"}]}, "matches the empty string"),
+    ({"kinds": ["SSN"]}, "privacy.kinds: 'SSN' is not a kind"),
+])
+def test_bad_privacy_config_is_one_error(privacy, message):
+    from schemas.config import config_from_dict
+    from schemas.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config_from_dict({"privacy": privacy})
+
+
+def test_a_bad_pattern_stops_the_build_with_one_error_line(tmp_path, capsys):
+    from pipelines import build_base
+
+    config = tmp_path / "bad.yaml"
+    config.write_text('privacy:\n  patterns:\n    - {name: EMPLOYEE_ID, pattern: "E(\\\\d{6}"}\n', encoding="utf-8")
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text('{"question": "q?", "answer": "a"}\n', encoding="utf-8")
+    assert build_base.main(["--input", str(logs), "--output", str(tmp_path / "base"), "--config", str(config),
+                            "-q"]) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: config: privacy.patterns[0].pattern"), lines
+    assert not (tmp_path / "base").exists()
