@@ -32,8 +32,11 @@ class Finding(NamedTuple):
     score: float
 
 
+_FOLDED = re.compile("[\uff01-\uff5e\u3000]")
+
+
 def match_view(text: str) -> str:
-    return text.translate(_FOLD)
+    return text.translate(_FOLD) if _FOLDED.search(text) else text
 
 
 class PatternRecognizer:
@@ -41,7 +44,8 @@ class PatternRecognizer:
     must stand just before (within ``window`` characters)."""
 
     def __init__(self, kind: str, pattern: str, score: float, check: Callable[[str], bool] | None = None,
-                 context: str | None = None, window: int = 16, flags: int = 0, veto: str | None = None):
+                 context: str | None = None, window: int = 16, flags: int = 0, veto: str | None = None,
+                 trigger: str | None = None):
         self.kind = kind
         self.regex = re.compile(pattern, flags)
         self.score = score
@@ -49,8 +53,11 @@ class PatternRecognizer:
         self.context = re.compile(context, re.IGNORECASE) if context else None
         self.window = window
         self.veto = re.compile(veto, re.IGNORECASE) if veto else None
+        # what a text must hold for the pattern to have a chance (a cheap search first: most text holds no number)
+        self.trigger = re.compile(trigger, re.IGNORECASE) if trigger else None
 
     def find(self, view: str) -> Iterator[Finding]:
+        """Findings in ``view`` (the trigger is only a shortcut: a text it misses has no finding either)."""
         for m in self.regex.finditer(view):
             value = m.group()
             if self.check is not None and not self.check(value):
@@ -71,19 +78,31 @@ def _id18(value: str) -> bool:
     return cn_id18_valid(value.replace(" ", ""))
 
 
+def _id_shaped(digits: str) -> bool:
+    return bool(re.fullmatch(r"\d{6}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]", digits))
+
+
 def _card(value: str) -> bool:
     """13 to 19 digits, grouped plainly (one separator kind), an issuer's first digits, and Luhn."""
     digits = _digits(value)
     seps = set(re.sub(r"\d", "", value))
     if len(seps) > 1 or not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
         return False
+    # 17 and 18 digits: UnionPay's lengths only, and never an ID number's shape (a birth date at 7-14)
+    if len(digits) in (17, 18) and (not digits.startswith("62") or _id_shaped(digits)):
+        return False
     if seps and min(len(g) for g in re.split(r"[ -]", value)) < 3:
         return False
-    return bool(_ISSUER.match(digits)) and luhn_valid(digits)
+    lengths = next((n for prefix, n in _ISSUERS if prefix.match(digits)), ())
+    return len(digits) in lengths and luhn_valid(digits)
 
 
-# Visa 4, Mastercard 51-55 and 2221-2720, Amex 34/37, Diners 30/36/38, JCB 35, Discover 6011/65, UnionPay 62/81
-_ISSUER = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[0478]|35|36|6(?:011|2|4[4-9]|5)|81")
+# issuers' first digits and their numbers' lengths: Visa, Mastercard (51-55, 2221-2720), Amex, Diners, JCB,
+# Discover, UnionPay
+_ISSUERS = tuple((re.compile(p), n) for p, n in (
+    (r"4", (13, 16, 19)), (r"5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)", (16,)), (r"3[47]", (15,)),
+    (r"3(?:0[0-5]|[68])", (14, 16)), (r"35", (16, 17, 18, 19)), (r"6(?:011|4[4-9]|5)", (16, 19)),
+    (r"62|81", (16, 17, 18, 19))))
 
 
 def _digits_between(lo: int, hi: int, value: str) -> bool:
@@ -100,7 +119,8 @@ def _url_carries_secret(value: str) -> bool:
 
 
 def _ipv4(value: str) -> bool:
-    return all(p == "0" or not p.startswith("0") for p in value.split("."))
+    parts = value.split(".")
+    return all(p == "0" or not p.startswith("0") for p in parts) and any(len(p) > 1 for p in parts)
 
 
 def _ipv6(value: str) -> bool:
@@ -111,43 +131,53 @@ def _ipv6(value: str) -> bool:
 
 
 _D0, _D1 = r"(?<!\d)", r"(?!\d)"
+# URLs as written in text: ASCII only (a Han character ends one), trailing punctuation left outside
+_URL_CHAR = r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
 # a phone number is not the tail or head of a longer spaced digit run (a card, an account number)
-_P0, _P1 = r"(?<![\d+])(?<!\d[ \-])", r"(?!\d)(?![ \-]\d)"
+# nor the digits after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers)
+_P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-])", r"(?!\d)(?![ \-]\d)"
 _SEP = r"[ \-.]"
 _VERSION_BEFORE = r"(?<![A-Za-z0-9.:/])(?<!v)(?<!V)"
 
+_IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+         r"(?![\d.]|\.\d)")
+_NOT_IP = r"version|版本|\bver\b|\bv$|build|release|firmware|固件|系统"
+
 RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     # a URL that carries a token, key, session, signature, password or an e-mail in its query or fragment
-    PatternRecognizer(URL, r"(?:https?://|www\.)[^\s<>\"'，。、；）)]*[?#&][^\s<>\"'，。、；）)]*", 0.9,
-                      check=_url_carries_secret),
+    PatternRecognizer(URL, r"(?:https?://|www\.)" + _URL_CHAR + r"*[?#&]" + _URL_CHAR + r"*(?<![.,;:!?()\[\]])",
+                      0.9, check=_url_carries_secret, trigger=r"://|www\."),
     PatternRecognizer(EMAIL, r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]*@[A-Za-z0-9](?:[A-Za-z0-9\-]*"
                              r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
-                             r"(?![A-Za-z0-9\-])", 0.95),
+                             r"(?![A-Za-z0-9\-])", 0.95, trigger="@"),
     # 18 characters (the last may be X), optionally spaced 6-8-4; a real birth date and the MOD 11-2 check
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{5} ?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]) ?"
-                                       r"\d{3}[\dXx](?![\dA-Za-z])", 0.95, check=_id18),
+                                       r"\d{3}[\dXx](?![\dA-Za-z])", 0.95, check=_id18,
+                      trigger=r"\d{6}"),
     # the 15-digit form has no check digit: only after a word that names it
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{14}" + _D1, 0.7, check=cn_id15_valid,
-                      context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20),
-    PatternRecognizer(CARD, _D0 + r"\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card),
+                      context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20, trigger=r"\d{15}"),
+    PatternRecognizer(CARD, r"(?<![\dA-Za-z])\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card, trigger=r"\d{4}"),
     # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
-    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9),
+    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9, trigger=r"\d{3}"),
     # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension
     PatternRecognizer(PHONE, _P0 + r"(?:\(0[1-9]\d{1,2}\)|（0[1-9]\d{1,2}）|0[1-9]\d{1,2})[ \-]?[2-9]\d{2,3}[ \-]?"
-                             r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75, check=partial(_digits_between, 10, 17)),
+                             r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75, check=partial(_digits_between, 10, 17),
+                      trigger=r"\d{3}"),
     # international: +country code, then groups (one may be bracketed) separated by spaces, dashes or dots
     PatternRecognizer(PHONE, r"(?<![A-Za-z0-9+])\+\d{1,3}(?:[ \-.]?\(\d{1,4}\))?(?:[ \-.]?\d{1,5}){1,5}" + _P1, 0.85,
-                      check=partial(_digits_between, 8, 15)),
+                      check=partial(_digits_between, 8, 15), trigger=r"\+\d"),
     # North American: (415) 555-0132, 415-555-0132, 1-800-555-0199, 415.555.0132
-    PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75),
-    PatternRecognizer(IP, _VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}"
-                                            r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]|\.\d)", 0.8, check=_ipv4,
-                      veto=r"version|版本|\bver\b|build|release|firmware|固件|系统"),
+    PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75, trigger=r"\d{3}"),
+    PatternRecognizer(IP, _IPV4, 0.8, check=_ipv4, veto=_NOT_IP, trigger=r"\d\.\d"),
+    # four single digits (1.2.3.4) are as often a version: an address only beside a word that says so
+    PatternRecognizer(IP, _VERSION_BEFORE + r"\d\.\d\.\d\.\d(?![\d.]|\.\d)", 0.7, veto=_NOT_IP,
+                      context=r"\bIP|address|server|host|ping|dns|gateway|router|地址|服务器|网关|主机|路由", window=20, trigger=r"\d\.\d"),
     PatternRecognizer(IP, r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,7}(?::|(?::[0-9A-Fa-f]{1,4}){1,7}|"
-                          r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.8, check=_ipv6),
+                          r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.8, check=_ipv6, trigger=r"[0-9A-Fa-f]:[0-9A-Fa-f:]"),
     # passports: a letter or two and 7-8 digits (China, most of Europe), or 9 digits (US), after the word
     PatternRecognizer(PASSPORT, r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,2}\d{7,8}|\d{9})(?![A-Za-z0-9])", 0.8,
-                      context=r"passport|护照|護照", window=24),
+                      context=r"passport|护照|護照", window=24, trigger=r"passport|护照|護照"),
 )
 
 

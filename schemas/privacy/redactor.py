@@ -53,7 +53,17 @@ class Redactor:
         if not self.recognizers or not text:
             return []
         view = match_view(text)
-        found = [f for r in self.recognizers for f in r.find(view) if f.end > f.start]
+        found: list[Finding] = []
+        triggered: dict = {}  # trigger -> whether the text holds it (recognisers share triggers)
+        for r in self.recognizers:
+            trigger = r.trigger
+            if trigger is not None:
+                hit = triggered.get(trigger)
+                if hit is None:
+                    hit = triggered[trigger] = trigger.search(view) is not None
+                if not hit:
+                    continue
+            found.extend(f for f in r.find(view) if f.end > f.start)
         if not found:
             return []
         taken = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(view)]
