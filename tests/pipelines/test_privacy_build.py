@@ -56,7 +56,7 @@ def logs(tmp_path_factory) -> Path:
 
 class _Lines(logging.Handler):
     def __init__(self):
-        super().__init__(logging.DEBUG)
+        super().__init__(logging.INFO)
         self.lines: list[str] = []
 
     def emit(self, record):
@@ -71,7 +71,7 @@ def built(logs, tmp_path_factory):
     root, handler = logging.getLogger(), _Lines()
     level = root.level
     root.addHandler(handler)
-    root.setLevel(logging.DEBUG)
+    root.setLevel(logging.INFO)
     try:
         res = run_build([str(logs)], base, cfg, factory=FakeModels())
     finally:
@@ -168,3 +168,18 @@ def test_increments_with_personal_data_equal_one_full_rebuild(logs, tmp_path):
     assert inc.manifest["counts"]["redactions"] == full.manifest["counts"]["redactions"]
     for name in (QA_FILE, "questions.parquet"):
         assert pq.read_table(inc.path / name).equals(pq.read_table(full.path / name)), name
+
+
+@pytest.mark.slow  # a whole build with the gate (fake models)
+def test_a_query_with_personal_data_finds_its_redacted_entry(built):
+    from fakes.models import HashEmbedder
+
+    from indexes.retrievers import AnswerRetriever, QuestionRetriever
+
+    base, _, _ = built
+    query = "我的手机号是13999990000，为什么收不到验证码？"  # a number the logs never held
+    answer = AnswerRetriever(base, embedder=HashEmbedder()).get(query)
+    assert answer.found and answer.score == 1.0  # the exact key, not a near neighbour
+    assert answer.matched_question == "我的手机号是<PHONE>，为什么收不到验证码？"
+    hits = QuestionRetriever(base, embedder=HashEmbedder(), mode="bm25").search(query, k=1)
+    assert hits[0].question == answer.matched_question
