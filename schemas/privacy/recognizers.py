@@ -136,7 +136,6 @@ _URL_CHAR = r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
 # a phone number is not the tail or head of a longer spaced digit run (a card, an account number)
 # nor the digits after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers)
 _P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-])", r"(?!\d)(?![ \-]\d)"
-_SEP = r"[ \-.]"
 _VERSION_BEFORE = r"(?<![A-Za-z0-9.:/])(?<!v)(?<!V)"
 
 _IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -156,23 +155,27 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
                       trigger=r"\d{6}"),
     # the 15-digit form has no check digit: only after a word that names it
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{14}" + _D1, 0.7, check=cn_id15_valid,
-                      context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20, trigger=r"\d{15}"),
+                      context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20,
+                      trigger=r"\d{15}"),
     PatternRecognizer(CARD, r"(?<![\dA-Za-z])\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card, trigger=r"\d{4}"),
     # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
-    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9, trigger=r"\d{3}"),
+    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9,
+                      trigger=r"\d{3}"),
     # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension
     PatternRecognizer(PHONE, _P0 + r"(?:\(0[1-9]\d{1,2}\)|（0[1-9]\d{1,2}）|0[1-9]\d{1,2})[ \-]?[2-9]\d{2,3}[ \-]?"
-                             r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75, check=partial(_digits_between, 10, 17),
-                      trigger=r"\d{3}"),
+                             r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75,
+                      check=partial(_digits_between, 10, 17), trigger=r"\d{3}"),
     # international: +country code, then groups (one may be bracketed) separated by spaces, dashes or dots
     PatternRecognizer(PHONE, r"(?<![A-Za-z0-9+])\+\d{1,3}(?:[ \-.]?\(\d{1,4}\))?(?:[ \-.]?\d{1,5}){1,5}" + _P1, 0.85,
                       check=partial(_digits_between, 8, 15), trigger=r"\+\d"),
     # North American: (415) 555-0132, 415-555-0132, 1-800-555-0199, 415.555.0132
-    PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75, trigger=r"\d{3}"),
+    PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75,
+                      trigger=r"\d{3}"),
     PatternRecognizer(IP, _IPV4, 0.8, check=_ipv4, veto=_NOT_IP, trigger=r"\d\.\d"),
     # four single digits (1.2.3.4) are as often a version: an address only beside a word that says so
     PatternRecognizer(IP, _VERSION_BEFORE + r"\d\.\d\.\d\.\d(?![\d.]|\.\d)", 0.7, veto=_NOT_IP,
-                      context=r"\bIP|address|server|host|ping|dns|gateway|router|地址|服务器|网关|主机|路由", window=20, trigger=r"\d\.\d"),
+                      context=r"\bIP|address|server|host|ping|dns|gateway|router|地址|服务器|网关|主机|路由", window=20,
+                      trigger=r"\d\.\d"),
     PatternRecognizer(IP, r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,7}(?::|(?::[0-9A-Fa-f]{1,4}){1,7}|"
                           r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.8, check=_ipv6, trigger=r"[0-9A-Fa-f]:[0-9A-Fa-f:]"),
     # passports: a letter or two and 7-8 digits (China, most of Europe), or 9 digits (US), after the word
