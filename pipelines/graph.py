@@ -36,7 +36,14 @@ from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import unscored
 from pipelines.stages.select import SelectTopK, eligible, question_rows
-from pipelines.stages.validate import AcceptedProfileFn, ValidateRows, sample_rank, sample_record
+from pipelines.stages.validate import (
+    AcceptedProfileFn,
+    ValidateRows,
+    redact_reject,
+    redaction_kinds,
+    sample_rank,
+    sample_record,
+)
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
 from schemas.layout import ACCEPTED_SAMPLE_FILE, QUESTIONS_FILE, REJECTED_FILE, STATE_DIR
@@ -63,9 +70,12 @@ def _join(element):
 
 def _read_and_validate(p, files: list[dict], cfg: BuildConfig, staging: str, sinks: list):
     """(read, validated, all rejects); writes rejected.parquet and the accepted-rows sample."""
+    redactor = cfg.privacy.redactor()
     read = p | "Read" >> ReadLogs(files, cfg.input, cfg.limits)
-    validated = read.rows | "Validate" >> ValidateRows(cfg.limits, cfg.input)
-    rejected = (read.rejected, validated.rejected) | "AllRejects" >> beam.Flatten()
+    validated = read.rows | "Validate" >> ValidateRows(cfg.limits, cfg.input, redactor)
+    rejected = ((read.rejected, validated.rejected)
+                | "AllRejects" >> beam.Flatten()
+                | "RedactRejects" >> beam.Map(redact_reject, redactor))
     sinks.append(rejected
                  | "RejectRecords" >> beam.Map(lambda r: r._asdict())
                  | "WriteRejected" >> parquet_sink(staging, REJECTED_FILE, REJECTED_SCHEMA))
@@ -162,7 +172,7 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
             | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation, cfg.filter.top_k))
 
 
-def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows) -> list:
+def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:
     """Every count of stats.json, as (name, value) PCollections."""
     accepted = validated.accepted
     published_groups = selected["ranked"] | "PublishedGroups" >> beam.Map(lambda r: r[1][1])
@@ -198,6 +208,8 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
         count_by(questions, "question_langs", lambda q: q.lang),
         count_by(accepted, "row_langs", lambda r: r.lang),
+        # placeholders per kind in the accepted rows (never the values); summed over increments as row counts are
+        count_by(accepted | "RedactedKinds" >> beam.FlatMap(redaction_kinds, kinds), "redactions", lambda k: k),
         count_by(rows, "qtypes", lambda r: r["qtype"]),
     ]
 
@@ -215,8 +227,9 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     judged, selected = _select(state, merged, cfg, staging, factory, sinks)
     rows = _aggregate_kept(selected, cfg, factory, caches)
     sinks.append(rows | "Store" >> WriteStore(staging, cfg.index))
-    sinks.append(write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows),
-                                staging))
+    kinds = cfg.privacy.redactor().kinds
+    sinks.append(write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows,
+                                       kinds), staging))
     # One last step that depends on every write: Beam's Dask runner computes only the graph of the last
     # step it translates, so a write that no later step consumes would never run there.
     _ = (sinks

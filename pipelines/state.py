@@ -29,7 +29,7 @@ STATE_VERSION = 4  # 2: first_seen per question (issue 13); 3: first/last dates 
 # year-first slash/dot/Chinese dates read (schemas.dates): dates kept by an older state may differ
 # row-level counts computed per increment and summed across increments
 ROW_COUNTS = ("rows_parsed", "rows_rejected_read", "rows_accepted", "rows_rejected_validate")
-ROW_COUNT_MAPS = ("reject_reasons", "row_langs")
+ROW_COUNT_MAPS = ("reject_reasons", "row_langs", "redactions")
 
 
 class StateError(QabaseError):
@@ -39,8 +39,11 @@ class StateError(QabaseError):
 # --- state.json: files counted so far and row-level counts ----------------------------------------------
 
 def input_settings_hash(cfg) -> str:
-    """What decides how log files become accepted rows; a state built otherwise cannot be continued."""
-    payload = json.dumps({"input": cfg.to_dict()["input"], "limits": cfg.to_dict()["limits"]}, sort_keys=True)
+    """What decides how log files become accepted rows; a state built otherwise cannot be continued (the privacy
+    settings too: the saved keys are redacted ones)."""
+    tree = cfg.to_dict()
+    payload = json.dumps({"input": tree["input"], "limits": tree["limits"], "privacy": tree["privacy"]},
+                         sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -64,7 +67,7 @@ def load_state(version_dir: Path, cfg, questions_at: str | None = None) -> Previ
         raise StateError(f"state: {folder} has format {data.get('state_version')}, this build reads "
                          f"{STATE_VERSION}; run with --full-rebuild over all logs")
     if data.get("input_settings") != input_settings_hash(cfg):
-        raise StateError(f"state: {folder} was built with other input/limits settings; run with --full-rebuild "
+        raise StateError(f"state: {folder} was built with other input/limits/privacy settings; run with --full-rebuild "
                          "over all logs to start a new state")
     return PreviousState(version_dir.name, questions_at or str(folder / QUESTIONS_FILE), data["files"],
                          data["counts"], version_dir)

@@ -14,6 +14,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import re
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigError
+from schemas.privacy import KINDS as PRIVACY_KINDS
+from schemas.privacy import Redactor
 from schemas.text import truncate
 
 
@@ -54,6 +57,30 @@ class LimitsConfig:
     max_question_chars: int = 1000
     max_answer_chars: int = 20000
     raw_preview_chars: int = 300
+
+
+@dataclass(frozen=True)
+class CustomPattern:
+    """A user's own kind of personal data: its placeholder name (``EMPLOYEE_ID`` -> ``<EMPLOYEE_ID>``), its regex."""
+
+    name: str
+    pattern: str
+
+
+@dataclass(frozen=True)
+class PrivacyConfig:
+    # personal data in questions and answers is replaced by typed placeholders at validation, before anything
+    # is counted, keyed, saved or published (schemas/privacy); part of the input settings: changing it needs
+    # --full-rebuild, as the saved state holds redacted keys
+    redact: bool = True
+    kinds: tuple[str, ...] = PRIVACY_KINDS
+    patterns: tuple[CustomPattern, ...] = ()
+
+    def redactor(self) -> Redactor:
+        """The redactor these settings make (one with no recogniser when ``redact`` is false)."""
+        if not self.redact:
+            return Redactor(())
+        return Redactor.of(self.kinds, tuple((p.name, p.pattern) for p in self.patterns))
 
 
 @dataclass(frozen=True)
@@ -258,6 +285,7 @@ class RetentionConfig:
 class BuildConfig:
     input: InputConfig = field(default_factory=InputConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     filter: FilterConfig = field(default_factory=FilterConfig)
     models: ModelsConfig = field(default_factory=ModelsConfig)
     paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
@@ -318,6 +346,15 @@ def _coerce(path: str, value: Any, typ: Any) -> Any:
         if not isinstance(value, str) or not value:
             raise ConfigError(f"config: {path} must be a non-empty string, got {shown(value)}")
         return value
+    if origin is tuple and dataclasses.is_dataclass(typing.get_args(typ)[0]):
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"config: {path} must be a list of mappings, got {shown(value)}")
+        item_type = typing.get_args(typ)[0]
+        needed = [f.name for f in fields(item_type)]
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and any(k not in item for k in needed):
+                raise ConfigError(f"config: {path}[{i}] needs {', '.join(needed)}, got {shown(item)}")
+        return tuple(_build(item_type, item, f"{path}[{i}]") for i, item in enumerate(value))
     if origin is tuple:
         if isinstance(value, str):
             value = [value]
@@ -402,6 +439,27 @@ def _validate(cfg: BuildConfig) -> None:
     if len(cfg.input.csv_delimiter) != 1:
         raise ConfigError("config: input.csv_delimiter must be a single character")
     _validate_languages(cfg.input)
+    _validate_privacy(cfg.privacy)
+
+
+_PLACEHOLDER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _validate_privacy(privacy: PrivacyConfig) -> None:
+    bad = [k for k in privacy.kinds if k not in PRIVACY_KINDS]
+    if bad:
+        raise ConfigError(f"config: privacy.kinds: {shown(bad[0])} is not a kind ({', '.join(PRIVACY_KINDS)})")
+    for i, own in enumerate(privacy.patterns):
+        where = f"privacy.patterns[{i}]"
+        if not _PLACEHOLDER_NAME.fullmatch(own.name):
+            raise ConfigError(f"config: {where}.name must be upper case letters, digits and _ (it becomes the "
+                              f"placeholder <NAME>), got {shown(own.name)}")
+        try:
+            compiled = re.compile(own.pattern)
+        except re.error as exc:
+            raise ConfigError(f"config: {where}.pattern is not a valid regular expression: {exc}") from None
+        if compiled.fullmatch(""):
+            raise ConfigError(f"config: {where}.pattern matches the empty string")
 
 
 def _validate_languages(inp: InputConfig) -> None:

@@ -23,6 +23,7 @@ REGENERATE = "python -m schemas.config_reference > docs/reference/config.md"
 SECTIONS: dict[str, str] = {
     "input": "How log records are read: field names, chat records, file format, languages kept.",
     "limits": "Sizes beyond which a row is rejected at validation.",
+    "privacy": "Personal data replaced by typed placeholders at validation (docs/measurements/personal-data.md).",
     "filter": "Algorithm 1's filter: keep a question iff GEC(q) > e1 and Intent(q) > e2, then the top K.",
     "models": "Which scorer and embedder backends run, and how.",
     "paraphrase": "Paraphrase merging: distinct questions of one meaning become one entry.",
@@ -61,6 +62,14 @@ MEANINGS: dict[str, str] = {
     "limits.max_question_chars": "A longer question is rejected (`question_too_long`).",
     "limits.max_answer_chars": "A longer answer is rejected (`answer_too_long`).",
     "limits.raw_preview_chars": "How much of a rejected record `rejected.parquet` keeps.",
+    # privacy
+    "privacy.redact": "Replace personal data in questions and answers (and in rejected records' previews) by typed "
+                      "placeholders (`<PHONE>`, `<EMAIL>`, ...) at validation, before anything is counted or "
+                      "written; `false` keeps text as logged. Changing any privacy key needs `--full-rebuild`.",
+    "privacy.kinds": "The built-in kinds redacted: `URL` (carrying a token or an e-mail), `EMAIL`, `ID_NUMBER` (Chinese "
+                     "resident ID, check digit), `CARD` (Luhn), `PHONE`, `IP` (v4, v6), `PASSPORT` (after the word).",
+    "privacy.patterns": "Your own kinds: `[{name: EMPLOYEE_ID, pattern: \"E\\\\d{6}\"}]` writes `<EMPLOYEE_ID>`; a "
+                        "pattern that does not compile stops the build at config load.",
     # filter
     "filter.gec_threshold": "e1: a question is kept only if its GEC score (1 = needs no correction) is above it "
                             "(`--gec-threshold`).",
@@ -190,6 +199,9 @@ _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "true/false
 
 def type_name(typ: Any) -> str:
     if typing.get_origin(typ) is tuple:
+        item = typing.get_args(typ)[0]
+        if dataclasses.is_dataclass(item):
+            return "list of {" + ", ".join(f.name for f in dataclasses.fields(item)) + "}"
         return "list of strings"
     return _TYPE_NAMES.get(typ, getattr(typ, "__name__", str(typ)))
 

@@ -12,6 +12,8 @@ expectations (a failure stops the publish, ``latest`` stays where it was):
   non-empty answers, answer IDs within 1..n and each used at most once per question,
   ``qtype`` in {objective, subjective}, viewpoints present for subjective questions;
 * the index: ``ntotal`` equals the rows, recall@10 at or above the floor;
+* no personal data of an enabled kind (``privacy``) in the published text: questions, keys, forms, answers,
+  summaries, the accepted sample and the rejects' previews (counts per file and column, never the values);
 * the base has at least one entry, unless ``quality.allow_empty`` (``--allow-empty``): input where every row
   is bad must not replace a real base, nor start a new one, without being asked to (a warning when allowed).
 
@@ -225,6 +227,29 @@ def _drift_suite(v: Validator, E, qa, old, q) -> tuple[dict, list[dict]]:
     return drift, v.run_suite("drift", pd.DataFrame([drift]), expectations)
 
 
+def _privacy_suite(v: Validator, E, staging: Path, privacy) -> list[dict]:
+    """Counts of published values in which an enabled kind is still found: all 0, or the version is refused (a
+    value written past the redaction, by a bug or on purpose, never reaches ``latest``)."""
+    import pandas as pd
+
+    from schemas.privacy.audit import personal_data_counts
+
+    redactor = privacy.redactor()
+    if not redactor.active:
+        return []
+    counts = personal_data_counts(staging, redactor)
+    frame = pd.DataFrame([{"where": where, "personal_data": n} for where, n in counts.items()])
+    results = v.run_suite("personal_data", frame, [
+        (CRITICAL, E.ExpectColumnValuesToBeBetween(column="personal_data", max_value=0))])
+    found = [f"{where} ({n})" for where, n in counts.items() if n]
+    for r in results:
+        r["examples"] = found[:3]  # where, never what
+        if found:
+            r["hint"] = (f"personal data ({', '.join(redactor.kinds)}) in the published text of {', '.join(found)}; "
+                         "every field is redacted at validation, so this was written past it")
+    return results
+
+
 def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previous: Path | None = None) -> dict:
     """Run every suite on a staged version; ``cfg`` is the BuildConfig, ``stats`` the graph's counts."""
     import pandas as pd
@@ -290,6 +315,7 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             "%d candidates had no valid answer; raise non_answer.headroom (now %s) to fill it", len(qa), k,
             stats.get("entries", 0) - stats.get("candidates_judged", 0), stats.get("no_valid_answer", 0),
             stats.get("candidates_judged", 0), cfg.non_answer.headroom)
+    results += _privacy_suite(v, E, staging, cfg.privacy)
     old = _previous_base(previous)
     results += _not_empty_suite(v, E, len(qa), len(old), cfg.quality.allow_empty, previous)
     drift, drift_results = _drift_suite(v, E, qa, old, cfg.quality)

@@ -178,6 +178,9 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
         "viewpoints_per_question": dict(sorted(Counter(len(r["viewpoints"] or []) for r in qa).items())),
+        "privacy": {"redactions": c.get("redactions", {}), **{k: cfg.get("privacy", {}).get(k) for k in
+                                                               ("redact", "kinds")},
+                    "own": [p.get("name") for p in cfg.get("privacy", {}).get("patterns", [])]},
         "languages": {"rows": c.get("row_langs", {}), "published": dict(Counter(r["lang"] for r in qa))},
         "flags": dict(Counter(f.split(":")[0] for r in qa for f in (r["flags"] or [])).most_common()),
         "stages": manifest.get("stages", []),
@@ -333,6 +336,22 @@ def _reliability_section(rel: dict, img) -> list[str]:
     ]
 
 
+def _privacy_section(pv: dict) -> list[str]:
+    if not pv.get("redact"):
+        return ["<h2 id='personal-data'>Personal data</h2>",
+                "<p class='warn'>Not redacted (<code>privacy.redact: false</code>): questions and answers are "
+                "published as logged.</p>"]
+    kinds = [*(pv.get("kinds") or []), *pv["own"]]
+    return [
+        "<h2 id='personal-data'>Personal data</h2>",
+        f"<p>Replaced by placeholders at validation, before anything was counted or written: "
+        f"{html.escape(', '.join(kinds) or 'no kind')}. Names and street addresses are not found (that needs a "
+        "model). Placeholders in the accepted rows, per kind (counts only):</p>",
+        _table([[f"<{k}>", n] for k, n in sorted(pv["redactions"].items())] or [["none", 0]],
+               ["placeholder", "replaced"]),
+    ]
+
+
 def render_html(f: dict, images: dict[str, str]) -> str:
     e = html.escape
     img = lambda k, alt: f'<img src="{images[k]}" alt="{e(alt)}">'  # noqa: E731
@@ -382,6 +401,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         "<h2 id='scores'>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
         img("intent_hist", "intent score histogram"), "</div>",
         "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
+        *_privacy_section(f.get("privacy", {})),
         "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
         f"<p>Every dropped question by reason, nearest passing first: <a href='{BROWSE_FILE}#view=dropped'>"
         f"{BROWSE_FILE}</a>.</p>",

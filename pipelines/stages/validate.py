@@ -4,6 +4,11 @@ Each question also gets its language (a logged language tag wins when it names o
 ``models.language``): a language the build does not keep (``input.languages``) makes the row a reject,
 ``unsupported_language``, with the language and how it was found in the detail.
 
+Personal data is redacted first (``privacy``: :mod:`schemas.privacy`): the question and answer are replaced by
+their redacted forms before anything else reads them, so keys, counts, the state, caches, samples and rejects
+never hold the raw values; every reject's preview (read's too, made before any field was known) is redacted
+by :func:`redact_reject`.
+
 Text that cannot be encoded (a lone surrogate, from a JSON ``\\ud800`` escape) is rejected here, ``invalid_unicode``,
 in any field that goes on: nothing after this stage can then fail to store or key a row.
 """
@@ -17,7 +22,8 @@ from typing import NamedTuple, Union
 import apache_beam as beam
 
 from pipelines.stages.split import split_rejects
-from schemas.config import InputConfig, LimitsConfig
+from schemas.config import InputConfig, LimitsConfig, PrivacyConfig
+from schemas.privacy import PLACEHOLDER, Redactor
 from schemas.records import AcceptedRow, RawRow, Reject
 from schemas.text import clean_surface, language_code, lone_surrogate, normalize_key, preview
 
@@ -115,7 +121,37 @@ def default_gate() -> LanguageGate:
     return LanguageGate()
 
 
-def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = None) -> Union[AcceptedRow, Reject]:
+@functools.lru_cache(maxsize=1)
+def default_redactor() -> Redactor:
+    return PrivacyConfig().redactor()
+
+
+def redact_row(row: RawRow, redactor: Redactor) -> RawRow:
+    """The row with its question and answer redacted (a field that is not text is left for the checks)."""
+    if not redactor.active:
+        return row
+    q, a = row.question, row.answer
+    return row._replace(question=redactor.redact_text(q) if isinstance(q, str) else q,
+                        answer=redactor.redact_text(a) if isinstance(a, str) else a)
+
+
+def redact_reject(reject: Reject, redactor: Redactor) -> Reject:
+    """A reject with personal data gone from its raw preview and its detail (a record rejected before its fields
+    were known, bad JSON say, is redacted as one string; a value cut by the preview's end goes too)."""
+    if not redactor.active:
+        return reject
+    return reject._replace(raw=redactor.redact_preview(reject.raw), detail=redactor.redact_text(reject.detail))
+
+
+def redaction_kinds(row: AcceptedRow, kinds: tuple[str, ...]) -> list[str]:
+    """The kind of every placeholder of ``kinds`` in an accepted row (the stats' ``redactions``)."""
+    found = PLACEHOLDER.findall(row.question) + PLACEHOLDER.findall(row.answer)
+    return [p[1:-1] for p in found if p[1:-1] in kinds]
+
+
+def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = None,
+                 redactor: Redactor | None = None) -> Union[AcceptedRow, Reject]:
+    row = redact_row(row, default_redactor() if redactor is None else redactor)
     question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
     if question is None:
         return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
@@ -151,9 +187,10 @@ def seen_order(row: RawRow) -> str:
 class ValidateFn(beam.DoFn):
     """row -> an AcceptedRow or a Reject, in one output (split by type: pipelines.stages.split)."""
 
-    def __init__(self, limits: LimitsConfig, gate: LanguageGate | None = None):
+    def __init__(self, limits: LimitsConfig, gate: LanguageGate | None = None, redactor: Redactor | None = None):
         self._limits = limits
         self._gate = gate or LanguageGate()
+        self._redactor = default_redactor() if redactor is None else redactor
 
     def setup(self):
         self._gate.detector  # load it once per worker process, before the first bundle
@@ -165,7 +202,7 @@ class ValidateFn(beam.DoFn):
 
     def process(self, row: RawRow):
         with self._meter.timing(1):
-            out = validate_row(row, self._limits, self._gate)
+            out = validate_row(row, self._limits, self._gate, self._redactor)
         yield out
 
     def finish_bundle(self):
@@ -178,13 +215,15 @@ class ValidateOutput(NamedTuple):
 
 
 class ValidateRows(beam.PTransform):
-    def __init__(self, limits: LimitsConfig, inputs: InputConfig | None = None):
+    def __init__(self, limits: LimitsConfig, inputs: InputConfig | None = None, redactor: Redactor | None = None):
         super().__init__()
         self._limits = limits
         self._gate = LanguageGate.of(inputs or InputConfig())
+        self._redactor = default_redactor() if redactor is None else redactor
 
     def expand(self, rows):
-        return ValidateOutput(*split_rejects(rows | "ValidateRows" >> beam.ParDo(ValidateFn(self._limits, self._gate))))
+        return ValidateOutput(*split_rejects(rows | "ValidateRows" >> beam.ParDo(
+            ValidateFn(self._limits, self._gate, self._redactor))))
 
 
 def sample_rank_of(row_id: str) -> bytes:

@@ -162,5 +162,5 @@ def test_other_input_settings_cannot_continue_the_state(builds, days, tmp_path):
     _, _, work = builds
     base = tmp_path / "base"
     shutil.copytree(work / "incremental", base, symlinks=True)
-    with pytest.raises(StateError, match="other input/limits settings"):
+    with pytest.raises(StateError, match="other input/limits/privacy settings"):
         run_build([str(days[0])], base, load_config(None, {**OVERRIDES, "limits.max_question_chars": 500}))

@@ -1,0 +1,137 @@
+"""The personal-data recognisers and the redactor (schemas.privacy)."""
+
+import pickle
+import re
+
+import pytest
+
+from schemas.privacy import Redactor
+from schemas.privacy.checks import cn_id15_valid, cn_id18_valid, id_check_char, luhn_valid
+from schemas.text import normalize_key
+
+R = Redactor.of()
+
+
+def test_checksums():
+    assert luhn_valid("4111111111111111") and not luhn_valid("4111111111111112")
+    assert id_check_char("11010519491231002") == "X"
+    assert cn_id18_valid("11010519491231002X") and cn_id18_valid("11010519491231002x")
+    assert not cn_id18_valid("110105194912310021")  # wrong check digit
+    assert not cn_id18_valid("110105194902300027")  # 30 February
+    assert cn_id15_valid("110105491231002") and not cn_id15_valid("110105491331002")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我的手机号是13812345678，为什么收不到验证码？", "我的手机号是<PHONE>，为什么收不到验证码？"),
+    ("电话13812345678", "电话<PHONE>"),
+    ("手机：+86 138-1234-5678", "手机：<PHONE>"),
+    ("联系0086 13912345678谢谢", "联系<PHONE>谢谢"),
+    ("客服电话（010）8765-4321转123", "客服电话<PHONE>"),
+    ("座机021-62345678", "座机<PHONE>"),
+    ("call me at +1 (415) 555-0132 or 415-555-0132", "call me at <PHONE> or <PHONE>"),
+    ("UK office +44 20 7946 0958.", "UK office <PHONE>."),
+    ("电话+852 9123 4567", "电话<PHONE>"),
+    ("身份证11010519491231002X被冻结了", "身份证<ID_NUMBER>被冻结了"),
+    ("my ID is 110105 19491231 002X", "my ID is <ID_NUMBER>"),
+    ("老身份证号110105491231002", "老身份证号<ID_NUMBER>"),
+    ("card 4111 1111 1111 1111 declined", "card <CARD> declined"),
+    ("卡号6222021234567890128冻结", "卡号<CARD>冻结"),
+    ("email john.doe+x@example.co.uk pls", "email <EMAIL> pls"),
+    ("邮箱ａｂｃ＠ｑｑ．ｃｏｍ登不上", "邮箱<EMAIL>登不上"),
+    ("服务器IP是192.168.1.10吗", "服务器IP是<IP>吗"),
+    ("blocked from fe80::1ff:fe23:4567:890a today", "blocked from <IP> today"),
+    ("护照号码E12345678过期", "护照号码<PASSPORT>过期"),
+    ("my passport number is 912345678", "my passport number is <PASSPORT>"),
+    ("open https://x.com/reset?token=abcdef123456 now", "open <URL> now"),
+    ("see https://a.b/c?u=jo%40x.com", "see <URL>"),
+    ("手机号１３８１２３４５６７８", "手机号<PHONE>"),
+])
+def test_finds_personal_data(text, expected):
+    assert R.redact_text(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "长城长21196千米", "2023年", "iPhone 15", "$1,299", "版本1.2.3.4", "订单号2023112512345678",
+    "时间12:30:45", "ISBN 978-7-111-54742-6", "运单号SF1234567890123", "12345678901", "110105194912310021",
+    "4111111111111112", "Python 3.11.4", "5 x 10 x 20 cm", "on 2024-03-15", "https://example.com/page?id=12",
+    "版本号v10.0.19045", "尺寸1920x1080", "价格￥3999", "passport renewal takes 6 weeks", "邮编100084",
+])
+def test_leaves_lookalikes(text):
+    assert R.redact_text(text) == text
+
+
+def test_one_key_for_many_numbers():
+    keys = {normalize_key(R.redact_text(f"我的手机号是1{d}812345678，为什么收不到验证码？")) for d in range(3, 10)}
+    assert keys == {"我的手机号是<phone>,为什么收不到验证码"} or len(keys) == 1
+    (key,) = keys
+    assert "<phone>" in key  # placeholders survive the key: < and > are symbols, not punctuation; case folds
+
+
+def test_placeholders_are_not_matched_again():
+    own = Redactor.of(custom=(("EMPLOYEE_ID", r"E\d{6}"), ("WORD", r"[A-Za-z]{5,}")))
+    once = own.redact("工号E123456, phone 13812345678")
+    assert once.text == "工号<EMPLOYEE_ID>, <WORD> <PHONE>"
+    assert once.counts == {"EMPLOYEE_ID": 1, "WORD": 1, "PHONE": 1}
+    assert own.redact_text(once.text) == once.text
+    assert not own.matches(normalize_key(once.text))
+
+
+def test_kinds_choose_recognisers():
+    only_email = Redactor.of(kinds=("EMAIL",))
+    assert only_email.redact_text("a@b.com 13812345678") == "<EMAIL> 13812345678"
+    assert not Redactor.of(kinds=()).active
+
+
+def test_overlaps_go_to_the_longest():
+    # an e-mail inside a URL's query: one URL; an ID number that also passes Luhn stays an ID number
+    assert R.redact_text("https://x.com/?to=jo@x.com") == "<URL>"
+    assert R.redact("身份证11010519491231002X").counts == {"ID_NUMBER": 1}
+
+
+def test_cut_preview_tail():
+    assert R.redact_preview('{"question": "电话1381234…') == '{"question": "电话<CUT>…'
+    assert R.redact_preview("ok 13812345678") == "ok <PHONE>"
+
+
+def test_pickles():
+    again = pickle.loads(pickle.dumps(Redactor.of(custom=(("X", r"X\d+"),))))
+    assert again.redact_text("X12, 13812345678") == "<X>, <PHONE>"
+
+
+def test_privacy_config_makes_the_redactor():
+    from schemas.config import config_from_dict
+
+    cfg = config_from_dict({"privacy": {"kinds": ["EMAIL"], "patterns": [{"name": "EMPLOYEE_ID", "pattern": r"E\d{6}"}]}})
+    assert cfg.privacy.redactor().redact_text("E123456 a@b.com 13812345678") == "<EMPLOYEE_ID> <EMAIL> 13812345678"
+    assert not config_from_dict({"privacy": {"redact": False}}).privacy.redactor().active
+    assert cfg.config_hash() != config_from_dict({}).config_hash()
+
+
+@pytest.mark.parametrize("privacy, message", [
+    ({"patterns": [{"name": "EMPLOYEE_ID", "pattern": r"E(\d{6}"}]}, "privacy.patterns[0].pattern is not a valid"),
+    ({"patterns": [{"name": "employee", "pattern": "E"}]}, "privacy.patterns[0].name must be upper case"),
+    ({"patterns": [{"name": "X"}]}, "privacy.patterns[0] needs name, pattern"),
+    ({"patterns": [{"name": "X", "pattern": "a*"}]}, "matches the empty string"),
+    ({"kinds": ["SSN"]}, "privacy.kinds: 'SSN' is not a kind"),
+])
+def test_bad_privacy_config_is_one_error(privacy, message):
+    from schemas.config import config_from_dict
+    from schemas.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config_from_dict({"privacy": privacy})
+
+
+def test_a_bad_pattern_stops_the_build_with_one_error_line(tmp_path, capsys):
+    from pipelines import build_base
+
+    config = tmp_path / "bad.yaml"
+    config.write_text('privacy:\n  patterns:\n    - {name: EMPLOYEE_ID, pattern: "E(\\\\d{6}"}\n', encoding="utf-8")
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text('{"question": "q?", "answer": "a"}\n', encoding="utf-8")
+    assert build_base.main(["--input", str(logs), "--output", str(tmp_path / "base"), "--config", str(config),
+                            "-q"]) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: config: privacy.patterns[0].pattern"), lines
+    assert not (tmp_path / "base").exists()
