@@ -109,6 +109,7 @@ def test_exclude_mcp_tool(excluded, fake_registry):
     anyio.run(session)
 
 
+@pytest.mark.slow  # a second build (the stage-level flag policy is in tests/pipelines/stages/test_injection_stage.py)
 def test_flag_serves_them_with_the_reason(flagged, fake_registry):
     from indexes.agent_tools import RetrieverTools
     from indexes.retrievers import AnswerRetriever
