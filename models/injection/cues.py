@@ -62,7 +62,7 @@ EN = (
     ("instruction_override", WEAK, _ADDRESSEE_EN + r" (?:reading|processing|parsing) this\b[^.!?\n]{0,30}?"
                                    r"\b(?:must|should|will|are to)\b"),
     ("instruction_override", WEAK, r"\battention,? " + _ADDRESSEE_EN + r"\b"),
-    ("instruction_override", STRONG, r"(?:^|[.!?;\n(]\s*)(?:dear\s+|hey\s+|hi\s+)?" + _ADDRESSEE_EN
+    ("instruction_override", STRONG, r"(?:^\s*|[.!?;\n(]\s*)(?:dear\s+|hey\s+|hi\s+)?" + _ADDRESSEE_EN
                                      + r"\s*[,:]\s*" + _IMPERATIVE_EN),
     # a new role or mode
     ("role_injection", STRONG, r"\byou are now\b(?:\s+\S+){0,5}?\s*(?:\b(?:AI|assistant|chatbot|bot|model|GPT|DAN|"
@@ -134,7 +134,7 @@ ZH = (
     ("instruction_override", WEAK, r"(?:任何|所有)?(?:读到|阅读|看到|处理|读取)(?:这段话|这里|本文|此内容|这条|这段内容)的"
                                    + _ADDRESSEE_ZH),
     ("instruction_override", WEAK, _ADDRESSEE_ZH + r"请注意"),
-    ("instruction_override", STRONG, r"(?:^|[。！？；\n（(]\s*)" + _ADDRESSEE_ZH + r"(?:请|[：:，,]\s*" + _IMPERATIVE_ZH + ")"),
+    ("instruction_override", STRONG, r"(?:^\s*|[。！？；\n（(]\s*)" + _ADDRESSEE_ZH + r"(?:请|[：:，,]\s*" + _IMPERATIVE_ZH + ")"),
     # a new role or mode
     ("role_injection", STRONG, r"你现在是[^。！？\n]{0,15}?(?:AI|人工智能|助手|机器人|模型|DAN|GPT|没有|不受|无限制|黑客)"),
     ("role_injection", WEAK, r"你现在是[^。！？\n]{0,15}?(?:必须|不能拒绝|不得拒绝)"),
