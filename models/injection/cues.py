@@ -30,7 +30,7 @@ HINT = 0.3
 
 # ---- English ------------------------------------------------------------------------------------
 
-_V_EN = (r"(?:ignore|disregard|forget|override|bypass|stop (?:following|applying|obeying)|"
+_V_EN = (r"\b(?:ignore|disregard|forget|override|bypass|stop (?:following|applying|obeying)|"
          r"(?:do not|don't|never|no longer) (?:follow|obey|apply)|not bound by)")
 _M_EN = (r"(?:previous|prior|above|earlier|preceding|initial|original|all|any|your|its|their|my|system|safety|"
          r"developer'?s?|openai'?s|anthropic'?s|you were (?:told|given))")
@@ -42,25 +42,28 @@ _IMPERATIVE_EN = (r"(?:please\s+)?(?:use|call|run|ignore|forget|disregard|before
                   r"respond|reply|answer|recommend|promote|ask)\b")
 
 EN = (
-    ("instruction_override", STRONG, _V_EN + r"\b[^.!?\n]{0,40}?\b" + _M_EN + r"\b[^.!?\n]{0,25}?\b" + _O_EN + r"\b"),
+    ("instruction_override", STRONG, _V_EN + r"\b[^.!?\n]{0,40}?\b" + _M_EN + r"\b[^.!?\n]{0,25}?\b" + _O_EN + r"\b",
+     ("ignor", "disregard", "forget", "overrid", "bypass", "stop ", "follow", "obey", "apply", "bound")),
     ("instruction_override", STRONG, r"\b(?:ignore|disregard|forget)\s+(?:(?:all|everything)\s+(?:of\s+)?)?"
                                      r"(?:the\s+|this\s+)?(?:above|preceding|text above|everything above)"
                                      r"(?=\s*(?:[.,;:!]|and\b|instructions?\b|this line\b|text\b|$))"),
-    ("instruction_override", STRONG, _M_EN + r"\s+(?:\w+\s+){0,2}" + _O_EN + r"\s+(?:are|is)\s+(?:now\s+)?"
-                                     r"(?:void|cancel+ed|revoked|obsolete|no longer valid)"),
+    ("instruction_override", STRONG, r"\b" + _M_EN + r"\s+(?:\w+\s+){0,2}" + _O_EN + r"\s+(?:are|is)\s+(?:now\s+)?"
+                                     r"(?:void|cancel+ed|revoked|obsolete|no longer valid)",
+     ("void", "cancel", "revoked", "obsolete", "no longer valid")),
     ("instruction_override", STRONG, r"\bsystem override\b|(?:^|[.!?]\s+|\n)override\s*:|"
                                      r"(?:^|[#\s(\[])new (?:system |priority )?(?:instructions?|rules|directives?|"
                                      r"polic(?:y|ies))\s*(?:[:#—-]|\bfor the (?:assistant|ai|model)\b)|"
-                                     r"\byour new (?:task|role|instructions?|goal) is\b"),
+                                     r"\byour new (?:task|role|instructions?|goal) is\b", ("overrid", "new ")),
     ("instruction_override", STRONG, r"\b(?:do not|don't|never) (?:tell|inform|show)\b[^.!?\n]{0,12}\bthe user\b"
                                      r"[^.!?\n]{0,20}\b(?:this|these) (?:message|instructions?|note)"),
     # addressing the model that reads the answer
     ("instruction_override", WEAK, r"\b(?:note|message|attention|important instructions?) (?:to|for) (?:the |any |"
                                    r"all )?(?:\w+ ){0,2}" + _ADDRESSEE_EN + r"\b[^.!?\n]{0,30}?(?:[:—]|\breading\b)"),
     ("instruction_override", WEAK, r"\b(?:to|for) (?:the |any |all )?(?:\w+ ){0,1}" + _ADDRESSEE_EN
-                                   + r" (?:reading|processing|parsing|seeing) (?:this|these)\b"),
-    ("instruction_override", WEAK, _ADDRESSEE_EN + r" (?:reading|processing|parsing) this\b[^.!?\n]{0,30}?"
-                                   r"\b(?:must|should|will|are to)\b"),
+                                   + r" (?:reading|processing|parsing|seeing) (?:this|these)\b",
+     ("reading", "processing", "parsing", "seeing")),
+    ("instruction_override", WEAK, r"\b" + _ADDRESSEE_EN + r" (?:reading|processing|parsing) this\b[^.!?\n]{0,30}?"
+                                   r"\b(?:must|should|will|are to)\b", ("reading this", "processing this", "parsing this")),
     ("instruction_override", WEAK, r"\battention,? " + _ADDRESSEE_EN + r"\b"),
     ("instruction_override", STRONG, r"(?:^\s*|[.!?;\n(]\s*)(?:dear\s+|hey\s+|hi\s+)?" + _ADDRESSEE_EN
                                      + r"\s*[,:]\s*" + _IMPERATIVE_EN),
@@ -167,7 +170,9 @@ ZH = (
 )
 
 # an answer that talks about attacks, templates or tokens: its weak cues count half
-META = re.compile(r"prompt[- ]injection|jailbreak|injected|injection attack|attacker|red[- ]team|special tokens?|chatml|"
-                  r"chat template|提示词注入|注入|越狱|攻击者|话术|特殊标记|对话模板|格式", re.I)
+META = re.compile(r"\b(?:prompt[- ]injection|jailbreak|injected|injection attack|attacker|red[- ]team|special tokens?|"
+                  r"chatml|chat template)|提示词注入|注入|越狱|攻击者|话术|特殊标记|对话模板|格式", re.I)
 
-COMPILED = tuple((reason, weight, re.compile(p, re.I)) for reason, weight, p in EN + ZH)
+# (reason, weight, pattern, words one of which the lowercased text must hold for the pattern to be tried, or ()):
+# the words spare the costliest patterns most answers (about 1,300 characters each on Arena-Hard)
+COMPILED = tuple((cue[0], cue[1], re.compile(cue[2], re.I), cue[3] if len(cue) > 3 else ()) for cue in EN + ZH)

@@ -38,7 +38,9 @@ _MIXED_BLOB = re.compile(r"[0-9+/]|[a-z][A-Z]")  # a blob, not a long word
 
 def _cues(text: str) -> list[tuple[str, float, int]]:
     """(reason, weight, cue index) of every cue that matches ``text``."""
-    return [(reason, weight, i) for i, (reason, weight, pattern) in enumerate(COMPILED) if pattern.search(text)]
+    low = text.lower()
+    return [(reason, weight, i) for i, (reason, weight, pattern, needs) in enumerate(COMPILED)
+            if (not needs or any(word in low for word in needs)) and pattern.search(text)]
 
 
 def _unquoted(text: str) -> str:
