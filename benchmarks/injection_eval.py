@@ -1,15 +1,17 @@
 """Instruction-like answers on labelled answers: precision and recall per language, the share flagged per kind.
 
-    python benchmarks/injection_eval.py [--split tune|heldout|all] [--tsv PATH] [--threshold T] [--errors] [--json OUT]
+    python benchmarks/injection_eval.py [--split tune|heldout|all] [--tsv PATH] [--threshold T] [--errors]
+                                        [--json OUT]
     python benchmarks/injection_eval.py --real ../shared/data   # false flags on real chatbot and forum answers
 
 The TSV (default benchmarks/injection_labelled.tsv): a header and the columns split (tune / heldout), lang, label
 (1 = instruction-like), kind, question, answer; in the text ``{NL}`` is a line break and ``{U+200B}`` a code point
-(zero-width characters must survive editors). The held-out rows were written before the judge and no choice was
-made on them (docs/measurements/instruction-like-answers.md). ``--real DIR``: the answers of the shared evaluation
+(zero-width characters must survive editors). The held-out rows were written before the judge, no choice was made
+on them, and they were evaluated once (the one bug that run found was fixed after it:
+docs/measurements/instruction-like-answers.md). ``--real DIR``: the answers of the shared evaluation
 data (Arena-Hard's three models' answers, 1,500 long English answers with code and prompts; beer.stackexchange
-answers), none of them written to the reader's model: every flag there is a false one. The judge is ``injection.model: patterns`` at
-``--threshold`` (-1: its own), as the registry hands it out.
+answers), none of them written to the reader's model: every flag there is a false one. The judge is
+``injection.model: patterns`` at ``--threshold`` (-1: its own), as the registry hands it out.
 """
 
 from __future__ import annotations
@@ -141,8 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     for lang, m in res["langs"].items():
         print(f"{lang:<5} {m['n']:>4} {m['positives']:>4} {m['tp']:>4} {m['fp']:>4} {m['fn']:>4} "
               f"{m['precision']:>9.3f} {m['recall']:>7.3f}")
-    print("\nflagged per kind (label:kind): " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(res["kinds"].items())))
-    print("flags per reason (right, wrong): " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(res["reasons"].items())))
+    kinds = sorted(res["kinds"].items())
+    print("\nflagged per kind (label:kind): " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in kinds))
+    reasons = sorted(res["reasons"].items())
+    print("flags per reason (right, wrong): " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in reasons))
     if args.errors:
         for e in res["errors"]:
             print(f"  [{e['lang']} label={e['label']} {e['kind']} {e['score']:.2f} {e['reason'] or '-'}] "

@@ -63,7 +63,8 @@ EN = (
                                    + r" (?:reading|processing|parsing|seeing) (?:this|these)\b",
      ("reading", "processing", "parsing", "seeing")),
     ("instruction_override", WEAK, r"\b" + _ADDRESSEE_EN + r" (?:reading|processing|parsing) this\b[^.!?\n]{0,30}?"
-                                   r"\b(?:must|should|will|are to)\b", ("reading this", "processing this", "parsing this")),
+                                   r"\b(?:must|should|will|are to)\b",
+     ("reading this", "processing this", "parsing this")),
     ("instruction_override", WEAK, r"\battention,? " + _ADDRESSEE_EN + r"\b"),
     ("instruction_override", STRONG, r"(?:^\s*|[.!?;\n(]\s*)(?:dear\s+|hey\s+|hi\s+)?" + _ADDRESSEE_EN
                                      + r"\s*[,:]\s*" + _IMPERATIVE_EN),
@@ -74,11 +75,11 @@ EN = (
                                r"limited|required)\b"),
     ("role_injection", STRONG, r"\b(?:from now on|henceforth|starting now),?\s+you(?:'ll| are| will| must| shall)?"
                                r"\s+(?:be |act|pretend|respond|reply|answer|only|ignore|behave|role|speak|talk)"),
-    ("role_injection", STRONG, r"\b(?:from now on|henceforth|starting now),?\s+you are\b[^.!?\n]{0,30}?\b(?:AI|assistant|"
-                               r"chatbot|\w*bot|\w*GPT|DAN|model)\b"),
+    ("role_injection", STRONG, r"\b(?:from now on|henceforth|starting now),?\s+you are\b[^.!?\n]{0,30}?"
+                               r"\b(?:AI|assistant|chatbot|\w*bot|\w*GPT|DAN|model)\b"),
     ("role_injection", STRONG, r"\bpretend (?:that )?you are\b|\bpretend to be (?:an? )?(?:AI|assistant|model|"
-                               r"chatbot|bot|(?-i:[A-Z]{3,})\b)|\byou are going to (?:pretend|act as|play the role|be (?:an? )?(?:AI|DAN|assistant|\w+GPT)\b)|"
-                               r"\brole-?play as\b"),
+                               r"chatbot|bot|(?-i:[A-Z]{3,})\b)|\byou are going to (?:pretend|act as|play the role|"
+                               r"be (?:an? )?(?:AI|DAN|assistant|\w+GPT)\b)|\brole-?play as\b"),
     ("role_injection", STRONG, r"\bact as (?:an? )?(?:\w+ ){0,2}?(?:AI|assistant|chatbot|DAN|\w+GPT)\b"
                                r"[^.!?\n]{0,40}\b(?:no|without|unfiltered|unrestricted|jailbreak|any)\b"),
     # "enable Developer mode" is also how Chrome loads an extension: that mode counts with what it lifts
@@ -101,7 +102,8 @@ EN = (
     # tools, commands, the prompt, the user's data
     # "call the `month_to_number` function" is how code answers read: a function counts only before the answer
     ("tool_request", STRONG, r"\bbefore (?:answering|replying|responding)\b[^.!?\n]{0,20}\b(?:call|invoke|trigger|run|"
-                             r"use)\b|\b(?:call|invoke|trigger|use) (?:the |your )?`?[a-z]+_[a-z_]+`? (?:tool|plugin)\b|"
+                             r"use)\b|\b(?:call|invoke|trigger|use) (?:the |your )?`?[a-z]+_[a-z_]+`? "
+                             r"(?:tool|plugin)\b|"
                              r"\buse your (?:\w+ ){0,2}(?:tool|plugin)s?\b"),
     ("tool_request", STRONG, r"\b(?:reveal|print|output|repeat|show|leak|disclose|dump|write out) (?:me )?(?:all "
                              r")?(?:the contents of )?(?:your|the) (?:full |entire |complete |hidden |secret |"
@@ -137,7 +139,8 @@ ZH = (
     ("instruction_override", WEAK, r"(?:任何|所有)?(?:读到|阅读|看到|处理|读取)(?:这段话|这里|本文|此内容|这条|这段内容)的"
                                    + _ADDRESSEE_ZH),
     ("instruction_override", WEAK, _ADDRESSEE_ZH + r"请注意"),
-    ("instruction_override", STRONG, r"(?:^\s*|[。！？；\n（(]\s*)" + _ADDRESSEE_ZH + r"(?:请|[：:，,]\s*" + _IMPERATIVE_ZH + ")"),
+    ("instruction_override", STRONG, r"(?:^\s*|[。！？；\n（(]\s*)" + _ADDRESSEE_ZH
+                                     + r"(?:请|[：:，,]\s*" + _IMPERATIVE_ZH + ")"),
     # a new role or mode
     ("role_injection", STRONG, r"你现在是[^。！？\n]{0,15}?(?:AI|人工智能|助手|机器人|模型|DAN|GPT|没有|不受|无限制|黑客)"),
     ("role_injection", WEAK, r"你现在是[^。！？\n]{0,15}?(?:必须|不能拒绝|不得拒绝)"),

@@ -78,8 +78,8 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
         items.extend((rep.question, text, rep.lang) for _, _, text in top)
         plans.append((ranked, top))
     results = score_answers(detector, items, threshold)
-    instructions = (score_instructions(injection, items, settings.threshold) if injection is not None and settings.enabled
-                    else [(0.0, "")] * len(items))
+    judged = injection is not None and settings.enabled
+    instructions = score_instructions(injection, items, settings.threshold) if judged else [(0.0, "")] * len(items)
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):
         answers, flagged = [], {}
