@@ -100,8 +100,12 @@ class LoadedBase:
     # None for bases built before issue 15)
     reliability: list = field(default_factory=list)
     # questions the logs asked but the base withholds, by normalised key: why (no_valid_answer: every
-    # answer was a non-answer; time_sensitive: dropped by policy), from questions.parquet
+    # answer was a non-answer; time_sensitive: dropped by policy; instruction_like: its answers were shut out as
+    # instruction-like), from questions.parquet
     withheld: dict[str, str] = field(default_factory=dict)
+    # per row: the reason its served answer rests on an instruction-like answer ("" when not; injection.policy
+    # flag), from qa.parquet's instruction_like_reason; empty for bases built before issue 32
+    instruction_like: list[str] = field(default_factory=list)
     # per row: the entry's other forms (the paraphrases merged into it), from qa.parquet's aliases
     aliases: list[list[str]] = field(default_factory=list)
     # the language indexes by space ("en", "zh"); empty for a base without them (index.faiss only)
@@ -205,12 +209,12 @@ def exact_keys(rows: list[dict]) -> dict[str, int]:
     return out
 
 
-WITHHELD_REASONS = ("no_valid_answer", "time_sensitive")
+WITHHELD_REASONS = ("no_valid_answer", "time_sensitive", "instruction_like")
 
 
 def withheld_keys(path: Path, manifest: dict) -> dict[str, str]:
     """{question key: reason} of every question counted toward an entry the base withholds (its
-    representative's reason is no_valid_answer or time_sensitive), paraphrases included."""
+    representative's reason is one of WITHHELD_REASONS), paraphrases included."""
     import pyarrow.parquet as pq
 
     p = path / QUESTIONS_FILE
@@ -316,7 +320,8 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
     # bases built before issue 13 have no aliases, before issue 14 no time-sensitivity
     names = pq.read_schema(path / QA_FILE).names
     columns += [c for c in ("aliases", "time_sensitive", "logs_period", "reliability", "reliability_parts",
-                            "agreeing_answers", "contradicted") if c in names]
+                            "agreeing_answers", "contradicted", "instruction_like", "instruction_like_reason")
+                if c in names]
     table = pq.read_table(path / QA_FILE, columns=columns)
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
@@ -347,6 +352,8 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
                       "agreeing_answers": r.get("agreeing_answers"), "contradicted": r.get("contradicted")}
                      if r.get("reliability") is not None else None for r in rows],
         aliases=[[a["question"] for a in (r.get("aliases") or []) if a["question"] != r["question"]] for r in rows],
+        instruction_like=[(r.get("instruction_like_reason") or "instruction_like") if r.get("instruction_like") else ""
+                          for r in rows],
         spaces=load_spaces(path, manifest, len(rows), embedder))
     with _CACHE_LOCK:
         _CACHE[key] = loaded

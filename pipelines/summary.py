@@ -97,6 +97,10 @@ def summary_text(res: BuildResult) -> str:
         f"recall@10={res.manifest['index']['recall_at_10']}",
         f"version {res.version} -> {res.location or res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
+    if "instruction_like_judged" in c:  # builds before issue 32 did not judge it
+        lines.insert(-1, f"instruction-like answers {c['instruction_like_judged']:,} of {c.get('answers_judged', 0):,} "
+                         f"judged; entries withheld for them {c.get('instruction_like_withheld', 0):,}, published "
+                         f"with the flag {c.get('published_instruction_like', 0):,}")
     lines.insert(-1, f"report: {res.location + '/report.html' if res.location else res.path / 'report.html'}")
     caches = res.manifest.get("caches") or {}
     reused = [f"{stage} {c['hits']:,} reused / {c['misses']:,} computed" for stage, c in caches.items()

@@ -30,6 +30,8 @@ SECTIONS: dict[str, str] = {
     "grouping": "Grouping the answers of each entry.",
     "non_answer": "Answers that do not answer (refusals, restatements, \"it depends\").",
     "time_sensitive": "Questions whose answers go stale.",
+    "injection": "Instruction-like answers: answers that address the model reading them (\"ignore previous "
+                 "instructions\", \"你现在是…\", chat-template tokens) instead of answering.",
     "standalone": "Questions that cannot stand alone (\"要门票吗\", \"how long does it take?\"): a question judge, "
                   "reason `no_subject`.",
     "aggregation": "Turning an entry's answers into one answer (factual) or viewpoints (opinions).",
@@ -141,6 +143,15 @@ MEANINGS: dict[str, str] = {
     "time_sensitive.model": "`embedding` (the packaged heads over the intent embedders' spaces), "
                             "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.",
     "time_sensitive.threshold": "A question is time-sensitive when its score reaches this; -1 takes the model's own.",
+    # injection
+    "injection.enabled": "Judge whether each shown answer is instruction-like (docs/measurements/"
+                         "instruction-like-answers.md); `false`: not judged, nothing flagged.",
+    "injection.policy": "`exclude` (an instruction-like answer never votes nor holds a viewpoint, so no retriever "
+                        "serves it; an entry left with no valid answer leaves the base, reason `instruction_like`) "
+                        "or `flag` (it votes; the entry is served with `instruction_like` and its reason).",
+    "injection.model": "`patterns` (cue families in English and Chinese, no model: models/injection).",
+    "injection.threshold": "An answer is instruction-like when its score reaches this; -1 takes the model's own "
+                           "(0.5; the strong cues flag at any threshold).",
     # standalone
     "standalone.enabled": "Judge whether each question names what it asks about; a question that does not (a bare "
                           "predicate, a pointing word with nothing named, a follow-up turn) is dropped as `no_subject` "

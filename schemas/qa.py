@@ -15,6 +15,12 @@ ANSWER = pa.struct([
     pa.field("non_answer", pa.bool_(), nullable=False),
     pa.field("non_answer_score", pa.float64(), nullable=False),
     pa.field("non_answer_reason", pa.string(), nullable=False),  # its family ("" for an answer)
+    # does it address the model that reads it (injection.policy exclude: never a vote nor a viewpoint)? its
+    # score and reason (instruction_override, role_injection, template_tokens, tool_request, hidden_text,
+    # encoded_payload; "" when not)
+    pa.field("instruction_like", pa.bool_(), nullable=False),
+    pa.field("instruction_score", pa.float64(), nullable=False),
+    pa.field("instruction_reason", pa.string(), nullable=False),
 ])
 
 # a distinct question counted toward the entry (its paraphrases; the representative first)
@@ -54,6 +60,11 @@ QA_SCHEMA = pa.schema([
     pa.field("aliases", pa.list_(ALIAS), nullable=False),
     # answer rows (of total_answers) whose answer is a non-answer
     pa.field("non_answers", pa.int64(), nullable=False),
+    # answer rows (of total_answers) whose answer is instruction-like; and whether the served answer rests on one
+    # (injection.policy flag: such answers vote; always false under exclude) and its reason
+    pa.field("instruction_like_answers", pa.int64(), nullable=False),
+    pa.field("instruction_like", pa.bool_(), nullable=False),
+    pa.field("instruction_like_reason", pa.string(), nullable=False),
     # will its answers go stale? (time_sensitive.policy flag; false under keep) and why (the cue family)
     pa.field("time_sensitive", pa.bool_(), nullable=False),
     pa.field("time_sensitive_reason", pa.string(), nullable=False),

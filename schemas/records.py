@@ -157,6 +157,11 @@ class AnswerCount(NamedTuple):
     non_answer: bool = False
     non_answer_score: float = 0.0
     non_answer_reason: str = ""
+    # does it address the model that reads it? ("ignore previous instructions", "你现在是…", "<|im_start|>"):
+    # under injection.policy exclude it never votes nor holds a viewpoint; the judge's score and reason
+    instruction_like: bool = False
+    instruction_score: float = 0.0
+    instruction_reason: str = ""
 
 
 class AnswerGroup(NamedTuple):
@@ -165,7 +170,9 @@ class AnswerGroup(NamedTuple):
     ``answers``: the top ``grouping.max_answers`` distinct answers, numbered 1..n, each judged;
     ``total``/``distinct``: all answer rows / distinct answers; ``non_answer_rows``: rows whose answer is a
     non-answer (of the judged ones); ``shares``: each member question's share of non-answer rows;
-    ``period``: (first, last) dates of the entry's rows.
+    ``period``: (first, last) dates of the entry's rows; ``instruction_like_rows``: rows whose answer is
+    instruction-like (of the judged ones); ``excludes_instruction_like``: injection.policy is exclude (such an
+    answer is not valid).
     """
 
     answers: tuple
@@ -174,7 +181,20 @@ class AnswerGroup(NamedTuple):
     non_answer_rows: int
     shares: dict
     period: tuple = ("", "")
+    instruction_like_rows: int = 0
+    excludes_instruction_like: bool = True
 
     @property
     def valid(self) -> tuple:
-        return tuple(a for a in self.answers if not a.non_answer)
+        """The answers that may vote and hold viewpoints: not non-answers, nor instruction-like under exclude."""
+        return tuple(a for a in self.answers
+                     if not a.non_answer and not (a.instruction_like and self.excludes_instruction_like))
+
+    @property
+    def withheld_reason(self) -> str:
+        """Why the entry leaves the base when no answer is valid: instruction_like when an instruction-like
+        answer was among those shut out, else no_valid_answer; "" when it has a valid answer."""
+        if self.valid:
+            return ""
+        excluded = self.excludes_instruction_like and any(a.instruction_like for a in self.answers)
+        return "instruction_like" if excluded else "no_valid_answer"

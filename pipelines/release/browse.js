@@ -217,10 +217,13 @@
     return dl;
   }
   function answerItem(a, lang) {
-    return h("li", {class: a[3] ? "na" : null, lang: lang},
+    // a[6]: why the answer is instruction-like ("" when not), a[7] its score, a[8] it did not vote
+    return h("li", {class: a[8] || a[3] ? "na" : null, lang: lang},
       h("span", {class: "n", title: "rows with this answer"}, "×" + int(a[2])), " ", a[1],
       a[3] ? " " : null,
-      a[3] ? h("span", {class: "chip non_answers", title: "judged a non-answer (score " + fmt(a[4], 3) + ")"}, "non-answer: " + (a[5] || "?")) : null);
+      a[3] ? h("span", {class: "chip non_answers", title: "judged a non-answer (score " + fmt(a[4], 3) + ")"}, "non-answer: " + (a[5] || "?")) : null,
+      a[6] ? " " : null,
+      a[6] ? h("span", {class: "chip instruction_like", title: "addresses the model reading it (score " + fmt(a[7], 3) + ")" + (a[8] ? "; it did not vote" : "; it voted (injection.policy flag)")}, "instruction-like: " + a[6]) : null);
   }
   function renderDetail() {
     var old = document.getElementById("detail"), shade = document.getElementById("shade");

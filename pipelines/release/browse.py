@@ -54,6 +54,7 @@ ORDER = {
     "low_gec+low_intent": "the larger of the two shortfalls, smallest first (nearest passing both)",
     "no_valid_answer": "share of non-answers, lowest first (nearest having a valid answer)",
     "time_sensitive": "time-sensitivity score, lowest first (nearest the threshold)",
+    "instruction_like": "asks, most first (its answers addressed the model reading them)",
     "below_top_k": "asks, most first (nearest the top K)",
     "merged": "judge probability, lowest first (the least sure merges; each counts toward its entry)",
 }
@@ -92,7 +93,9 @@ def _read(path: Path, columns: list[str]) -> list[dict]:
 
 def entry_flags(r: dict) -> list[str]:
     """The aggregation flags of an entry (``tie``, ``single_answer`` ...) and its marks: ``time_sensitive``,
-    ``contradicted``, ``non_answers`` (some answers shown are non-answers)."""
+    ``contradicted``, ``non_answers`` (some answers shown are non-answers), ``instruction_like`` (the served
+    answer rests on instruction-like answers: injection.policy flag) and ``instruction_like_answers`` (some
+    answers shown address the model reading them)."""
     out = [f for f in (r.get("flags") or []) if f]
     if r.get("time_sensitive"):
         out.append("time_sensitive")
@@ -100,10 +103,16 @@ def entry_flags(r: dict) -> list[str]:
         out.append("contradicted")
     if r.get("non_answers"):
         out.append("non_answers")
+    if r.get("instruction_like"):
+        out.append("instruction_like")
+    if r.get("instruction_like_answers"):
+        out.append("instruction_like_answers")
     return out
 
 
-def _entry_row(r: dict) -> list:
+def _entry_row(r: dict, excludes_instructions: bool = True) -> list:
+    """An entry as the page shows it; ``excludes_instructions``: injection.policy is exclude (instruction-like
+    answers did not vote: struck through as non-answers are)."""
     answers = sorted(r.get("answers") or [], key=lambda a: (-a["count"], a["answer_id"]))
     aliases = r.get("aliases") or []
     kept_aliases = aliases[:1] + sorted(aliases[1:], key=lambda a: -a["count"])[:MAX_ALIASES - 1]
@@ -120,7 +129,11 @@ def _entry_row(r: dict) -> list:
         "aliases": [[_cut(a["question"]), a["count"]] for a in kept_aliases],
         "aliases_more": len(aliases) - len(kept_aliases),
         "answers": [[a["answer_id"], _cut(a["text"]), a["count"], bool(a.get("non_answer")),
-                     _num(a.get("non_answer_score")), a.get("non_answer_reason") or ""] for a in shown],
+                     _num(a.get("non_answer_score")), a.get("non_answer_reason") or "",
+                     a.get("instruction_reason") or "" if a.get("instruction_like") else "",
+                     _num(a.get("instruction_score")),
+                     bool(a.get("non_answer")) or (bool(a.get("instruction_like")) and excludes_instructions)]
+                    for a in shown],
         "answers_more": [len(more), sum(a["count"] for a in more)],
         "viewpoints": [[_cut(v["summary"]), list(v["answer_ids"])] for v in (r.get("viewpoints") or [])],
         "total_answers": r.get("total_answers"), "distinct_answers": r.get("distinct_answers"),
@@ -193,15 +206,16 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                 "answer", "confidence", "vote_margin", "viewpoints", "answers", "total_answers", "distinct_answers",
                 "method", "flags", "aliases", "non_answers", "time_sensitive", "time_sensitive_reason",
                 "logs_period", "agreeing_answers", "contradicted", "contradicting_answers", "reliability",
-                "reliability_parts"])
+                "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason"])
     questions = _read(version_dir / QUESTIONS_FILE,
                       ["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason", "rank",
                        "merged_into_reason", "merge_probability", "time_sensitive_score", "time_sensitive_reason",
                        "non_answer_share"])
     qa.sort(key=lambda r: r["rank"])
     rows, used = [], 2
+    excludes = ((manifest.get("config") or {}).get("injection") or {}).get("policy", "exclude") == "exclude"
     for r in qa:
-        row = _entry_row(r)
+        row = _entry_row(r, excludes)
         size = len(embed_json(row).encode("utf-8")) + 1
         if used + size > ENTRY_BUDGET_BYTES and rows:
             break

@@ -95,7 +95,7 @@ class Validator:
         return folder / "index.html"
 
 
-def _qa_frame(path: Path, time_policy: str = "flag"):
+def _qa_frame(path: Path, time_policy: str = "flag", injection_policy: str = "exclude"):
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -110,6 +110,12 @@ def _qa_frame(path: Path, time_policy: str = "flag"):
         own_text = str(r.get("method", "")).startswith("llm")
         r["non_answers_excluded"] = ((own_text or r["answer"] not in {a["text"] for a in answers if a["answer_id"] in bad})
                                      and not any(i in bad for v in (r["viewpoints"] or []) for i in v["answer_ids"]))
+        # injection.policy exclude: no instruction-like answer is the published answer nor in a viewpoint
+        hostile = {a["answer_id"] for a in answers if a.get("instruction_like")}
+        r["instruction_like_excluded"] = injection_policy != "exclude" or not hostile or (
+            (own_text or r["answer"] not in {a["text"] for a in answers if a["answer_id"] in hostile})
+            and not any(i in hostile for v in (r["viewpoints"] or []) for i in v["answer_ids"])
+            and not r.get("instruction_like"))
         r["non_answers_counted"] = (r.get("non_answers", 0) == sum(a["count"] for a in answers if a["answer_id"] in bad)
                                     <= r["total_answers"])
         period = r.get("logs_period")
@@ -261,7 +267,7 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
     results: list[dict] = _accepted_suites(v, E, staging, cfg.limits, stats)
     questions = pq.read_table(staging / QUESTIONS_FILE, columns=["question_key", "gec_score", "intent_score", "qid",
                                                                  "non_answer_share", "time_sensitive_score"]).to_pandas()
-    qa = _qa_frame(staging / QA_FILE, cfg.time_sensitive.policy)
+    qa = _qa_frame(staging / QA_FILE, cfg.time_sensitive.policy, cfg.injection.policy)
     # every question counted toward an entry points at an entry of the base (paraphrase merging)
     questions["qid_in_base"] = questions["qid"].isna() | questions["qid"].isin(set(qa["qid"]) if len(qa) else set())
     results += v.run_suite("scored_questions", questions, [
@@ -290,6 +296,7 @@ def validate_version(staging: Path, index_facts: dict, cfg, stats: dict, previou
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="has_valid_answer", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="non_answers_excluded", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="non_answers_counted", value_set=[True])),
+            (CRITICAL, E.ExpectColumnValuesToBeInSet(column="instruction_like_excluded", value_set=[True])),
             # time_sensitive.policy: drop leaves none in the base, keep flags none
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="time_policy_respected", value_set=[True])),
             (CRITICAL, E.ExpectColumnValuesToBeInSet(column="logs_period_valid", value_set=[True])),

@@ -105,6 +105,28 @@ def _read(path: Path, columns: list[str]) -> list[dict]:
     return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
 
 
+def instruction_like(questions: list[dict], qa: list[dict], policy: str) -> dict:
+    """Answers judged instruction-like (they address the model reading them) in the published entries, by reason
+    with examples; the entries served with the flag (injection.policy flag); the questions withheld because their
+    answers were shut out (exclude)."""
+    flagged = [(r, a) for r in qa for a in (r.get("answers") or []) if a.get("instruction_like")]
+    by_reason: dict[str, list] = {}
+    for r, a in flagged:
+        by_reason.setdefault(a.get("instruction_reason") or "instruction_like", []).append((r, a))
+    withheld = sorted((q for q in questions if q["reason"] == "instruction_like"), key=lambda q: -q["frequency"])
+    return {
+        "policy": policy,
+        "answers_in_base": len(flagged),
+        "rows_in_base": sum(r.get("instruction_like_answers") or 0 for r in qa),
+        "entries_served_flagged": sum(1 for r in qa if r.get("instruction_like")),
+        "by_reason": {k: {"answers": len(v), "examples": [[r["question"], a["text"][:200], a["instruction_score"]]
+                                                           for r, a in v[:EXAMPLES_PER_REASON]]}
+                      for k, v in sorted(by_reason.items(), key=lambda kv: -len(kv[1]))},
+        "withheld": [[q["question"], q["frequency"]] for q in withheld[:MERGES_SHOWN]],
+        "withheld_count": len(withheld),
+    }
+
+
 def reliability_view(qa: list[dict]) -> dict:
     """Reliability scores of the published entries, their weakest part, and the entries to look at first: the
     least reliable and those whose answer contradicts a minority with numbers."""
@@ -137,7 +159,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
     qa = _read(version_dir / QA_FILE, ["rank", "question", "frequency", "qtype", "total_answers", "distinct_answers",
                                        "viewpoints", "lang", "flags", "aliases", "answer", "answers", "non_answers",
                                        "time_sensitive", "time_sensitive_reason", "logs_period", "reliability",
-                                       "reliability_parts", "contradicted", "contradicting_answers"])
+                                       "reliability_parts", "contradicted", "contradicting_answers",
+                                       "instruction_like_answers", "instruction_like", "instruction_like_reason"])
     cfg = manifest.get("config", {})
     examples: dict[str, list[dict]] = {}
     for r in rejected:
@@ -172,6 +195,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "question_rejection_examples": dropped_questions,
         "merges": merges(questions, qa),
         "non_answers": non_answers(questions, qa),
+        "instruction_like": instruction_like(questions, qa, cfg.get("injection", {}).get("policy", "exclude")),
         "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
         "reliability": reliability_view(qa),
         "frequencies": [r["frequency"] for r in qa],
@@ -274,6 +298,25 @@ def _table(rows: list[list], header: list[str]) -> str:
     head = "".join(f"<th>{e(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _instruction_section(il: dict) -> list[str]:
+    treated = ("never win a vote nor hold a viewpoint, so no retriever serves them (<code>injection.policy: "
+               "exclude</code>)" if il["policy"] == "exclude" else
+               f"vote as other answers do (<code>injection.policy: flag</code>); {il['entries_served_flagged']:,} "
+               "entries are served with <code>instruction_like</code> and its reason")
+    return [
+        "<h2 id='instruction-like'>Instruction-like answers</h2>",
+        f"<p>{il['answers_in_base']:,} answers shown in the base ({il['rows_in_base']:,} answer rows) address the "
+        f"model that reads them (\"ignore previous instructions\", a new role, chat-template tokens, tool or data "
+        f"requests, hidden or encoded text). They are shown here with their reason and {treated}. "
+        f"{il['withheld_count']:,} questions left the base because their answers were shut out as instruction-like "
+        "(reason <code>instruction_like</code>).</p>",
+        _table([[k, v["answers"], " | ".join(f"{q} → {a} ({s:.2f})" for q, a, s in v["examples"])]
+                for k, v in il["by_reason"].items()] or [["none", 0, ""]], ["reason", "answers", "examples"]),
+        "<p>Withheld: answers instruction-like.</p>",
+        _table([[q, n] for q, n in il["withheld"]] or [["none", ""]], ["question", "asks"]),
+    ]
 
 
 def _non_answer_section(na: dict) -> list[str]:
@@ -416,6 +459,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
                 for m in f["merges"]["least_sure"]] or [["none", "", "", "", ""]],
                ["probability", "question", "asks", "merged", "entry in base"]),
         *_non_answer_section(f["non_answers"]),
+        *([] if "instruction_like" not in f else _instruction_section(f["instruction_like"])),
         *_time_section(f["time_sensitive"]),
         *_reliability_section(f["reliability"], img),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),

@@ -16,6 +16,9 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
     q = kept.scored
     first, last = group.period
     signals = answer_signals(agg, list(group.valid))
+    # under injection.policy flag instruction-like answers vote: the entry is served with the reason of the most
+    # given one (the answers are in frequency order)
+    voting_instructions = [a.instruction_reason for a in group.valid if a.instruction_like]
     parts = reliability_parts(signals, sum(a.count for a in group.answers), group.non_answer_rows,
                               q.time_sensitive)
     return {
@@ -25,9 +28,14 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
         "confidence": agg.confidence, "vote_margin": agg.vote_margin,
         "viewpoints": [{"summary": v.summary, "answer_ids": list(v.answer_ids)} for v in agg.viewpoints],
         "answers": [{"answer_id": a.answer_id, "text": a.text, "count": a.count, "non_answer": a.non_answer,
-                     "non_answer_score": a.non_answer_score, "non_answer_reason": a.non_answer_reason}
+                     "non_answer_score": a.non_answer_score, "non_answer_reason": a.non_answer_reason,
+                     "instruction_like": a.instruction_like, "instruction_score": a.instruction_score,
+                     "instruction_reason": a.instruction_reason}
                     for a in group.answers],
         "total_answers": group.total, "distinct_answers": group.distinct, "non_answers": group.non_answer_rows,
+        "instruction_like_answers": group.instruction_like_rows,
+        "instruction_like": bool(voting_instructions), "instruction_like_reason": voting_instructions[0] if
+        voting_instructions else "",
         "method": agg.method, "flags": list(agg.flags),
         "aliases": [{"question": text, "count": int(n)} for text, n in kept.aliases]
         or [{"question": q.question, "count": q.frequency}],

@@ -3,6 +3,11 @@ answer at all? A refusal, "I cannot provide real-time information", "无法确�
 question never wins a vote nor holds a viewpoint; an entry whose every judged answer is one leaves the
 base (reason ``no_valid_answer``) and the next entry takes its place.
 
+The same answers are judged for being instruction-like (models.injection: an answer that addresses the model
+reading it, "ignore previous instructions and ..."). Under ``injection.policy`` exclude such an answer is shut
+out as a non-answer is, so no retriever serves it, and an entry left with no valid answer leaves the base with
+the reason ``instruction_like``; under flag it votes and the entry carries the flag (pipelines.stages.aggregate).
+
 Work follows the top K: only the candidates (the top ``K x (1 + non_answer.headroom)`` entries) are
 judged, and of each only the ``grouping.max_answers`` most given distinct answers (the ones the base
 shows); a member question's ``non_answer_share`` is over its rows whose answer was judged.
@@ -10,8 +15,11 @@ shows); a member question's ``non_answer_share`` is over its rows whose answer w
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from apache_beam.ml.inference.base import RunInference
 
+from models.injection.base import score_answers as score_instructions
 from models.nonanswer.base import score_answers
 from models.registry import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
@@ -43,10 +51,25 @@ def member_shares(member_accs: list, flagged: dict[str, bool]) -> dict[str, floa
     return out
 
 
+class InjectionSettings(NamedTuple):
+    """What the stage needs of the injection config section: the judge is applied (``enabled``), at
+    ``threshold`` (-1: its own), and instruction-like answers are shut out (``exclude``) or flagged."""
+
+    enabled: bool = True
+    threshold: float = OWN_THRESHOLD
+    exclude: bool = True
+
+    @classmethod
+    def of(cls, cfg) -> "InjectionSettings":
+        return cls(cfg.enabled, cfg.threshold, cfg.policy == "exclude")
+
+
 def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
-                 threshold: float = OWN_THRESHOLD) -> list[tuple[Entry, AnswerGroup]]:
-    """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one detector call;
-    ``threshold``: non_answer.threshold (-1: the detector's own), applied here (schemas.judgement)."""
+                 threshold: float = OWN_THRESHOLD, injection=None,
+                 settings: InjectionSettings = InjectionSettings()) -> list[tuple[Entry, AnswerGroup]]:
+    """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one call of each
+    judge; ``threshold``: non_answer.threshold (-1: the detector's own), applied here (schemas.judgement);
+    ``injection``: the instruction-like answer judge (None: not judged), at ``settings.threshold``."""
     plans, items = [], []
     for entry, member_accs in batch:
         ranked = ranked_answers(pool_answers(acc for _, acc in member_accs))
@@ -55,19 +78,25 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
         items.extend((rep.question, text, rep.lang) for _, _, text in top)
         plans.append((ranked, top))
     results = score_answers(detector, items, threshold)
+    judged = injection is not None and settings.enabled
+    instructions = score_instructions(injection, items, settings.threshold) if judged else [(0.0, "")] * len(items)
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):
         answers, flagged = [], {}
         for i, (key, count, text) in enumerate(top):
             score, reason = results[at + i]
+            i_score, i_reason = instructions[at + i]
             bad = bool(reason)
             flagged[key] = bad
-            answers.append(AnswerCount(i + 1, text, count, bad, round(float(score), 6), reason if bad else ""))
+            answers.append(AnswerCount(i + 1, text, count, bad, round(float(score), 6), reason if bad else "",
+                                       bool(i_reason), round(float(i_score), 6), i_reason))
         at += len(top)
         out.append((entry, AnswerGroup(
             answers=tuple(answers), total=sum(c for _, c, _ in ranked), distinct=len(ranked),
             non_answer_rows=sum(a.count for a in answers if a.non_answer),
-            shares=member_shares(member_accs, flagged), period=entry_period(entry))))
+            shares=member_shares(member_accs, flagged), period=entry_period(entry),
+            instruction_like_rows=sum(a.count for a in answers if a.instruction_like),
+            excludes_instruction_like=settings.exclude)))
     return out
 
 
@@ -75,21 +104,26 @@ class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
 
     def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, threshold: float = OWN_THRESHOLD,
-                 candidates: int | None = None):
+                 candidates: int | None = None, injection: InjectionSettings = InjectionSettings()):
         super().__init__(max(1, batch_size // 8), total=candidates, at_most=True)  # a group: up to max_answers texts
         self._factory = factory
         self._max_answers = max_answers
         self._threshold = threshold
+        self._injection = injection
 
     @announce_loading("non_answer")
     def load_model(self):
-        return ModelBox(self._factory.non_answer())
+        return ModelBox((self._factory.non_answer(), self._factory.injection() if self._injection.enabled else None))
 
     def run_inference(self, batch, model, inference_args=None):
-        return self._run(lambda b: judge_groups(model.value, b, self._max_answers, self._threshold), batch)
+        detector, injection = model.value
+        return self._run(lambda b: judge_groups(detector, b, self._max_answers, self._threshold, injection,
+                                                self._injection), batch)
 
 
 def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
-                        threshold: float = OWN_THRESHOLD, candidates: int | None = None) -> RunInference:
-    """``candidates``: at most how many entries come (the top K plus headroom): the progress lines' total."""
-    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold, candidates))
+                        threshold: float = OWN_THRESHOLD, candidates: int | None = None,
+                        injection: InjectionSettings = InjectionSettings()) -> RunInference:
+    """``candidates``: at most how many entries come (the top K plus headroom): the progress lines' total;
+    ``injection``: how instruction-like answers are judged and treated (InjectionSettings.of(cfg.injection))."""
+    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold, candidates, injection))

@@ -70,9 +70,10 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
                   drop_time_sensitive: bool = False) -> list[dict]:
     """The rows of questions.parquet of an entry's members: each with its own scores and frequency, and the
     entry's fate (rank, qid) when the entry is in the base. ``judged``: {entry key: (has a valid answer,
-    {member key: non-answer share})} of the entries whose answers were judged (the candidates)."""
+    {member key: non-answer share}, why it leaves when it has no valid answer)} of the entries whose answers were
+    judged (the candidates): no_valid_answer, or instruction_like when instruction-like answers were shut out."""
     rank = ranks.get(entry.key) if entry.representative is not None else None
-    valid, shares = (judged or {}).get(entry.key, (True, {}))
+    valid, shares, withheld = (judged or {}).get(entry.key, (True, {}, ""))
     out = []
     for q in entry.members:
         is_rep = entry.representative is not None and q.key == entry.key
@@ -80,7 +81,7 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
         if not reason and not is_rep:
             reason = "merged"
         elif not reason and not valid:
-            reason = "no_valid_answer"
+            reason = withheld or "no_valid_answer"
         elif not reason and drop_time_sensitive and entry.representative.time_sensitive:
             reason = "time_sensitive"
         elif not reason and rank is None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.aggregators.embedding import EmbeddingAggregator
+from models.injection.patterns import PatternInjection
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import content_tokens, negations, numbers_differ
 from models.paraphrase.pair_classifier import space
@@ -129,12 +130,16 @@ class FakeModels:
     def time_sensitivity(self) -> RuleTimeSensitivity:  # the real cue rules
         return RuleTimeSensitivity()
 
+    def injection(self) -> PatternInjection:  # the real cue patterns (no model)
+        return PatternInjection()
+
     def identities(self) -> dict[str, str]:
         emb = HashEmbedder.model_id
         return {"paraphrase": OverlapJudge.model_id, "gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id,
                 "intent": QuestionMarkIntent.model_id, "embedder": emb, "qtype": f"qtype-prototype-v1[{emb}]",
                 "aggregator": f"embedding[{emb}]", "non_answer": RuleNonAnswer.model_id,
-                "time_sensitive": RuleTimeSensitivity.model_id, "language": "script+py3langid"}
+                "time_sensitive": RuleTimeSensitivity.model_id, "language": "script+py3langid",
+                "injection": PatternInjection.model_id}
 
 
 @dataclass(frozen=True)
