@@ -108,13 +108,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.base:
         ap.error("--base is required (or --print-openai-tools)")
-    if not 1 <= args.port <= 65535:
-        ap.error(f"--port must be between 1 and 65535, got {args.port}")
+    from schemas.commandline import check_port
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
+        check_port(args.port)
         if args.transport == "stdio":
             with _stdout_to_stderr():
                 server = create_server(args.base, args.mode, args.threshold)
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             server = create_server(args.base, args.mode, args.threshold)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     if args.transport == "stdio":
         server.run("stdio")
     else:

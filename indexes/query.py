@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from schemas.errors import QabaseError
+from schemas.errors import InputError, QabaseError
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 100
@@ -35,6 +36,31 @@ def check_query(q: str) -> str:
     if len(q) > MAX_QUERY_CHARS:
         raise QabaseError(f"query: longer than {MAX_QUERY_CHARS} characters")
     return q
+
+
+def read_queries(path: Path) -> list[str]:
+    """The non-blank lines of a UTF-8 text file."""
+    if not path.is_file():
+        raise InputError(f"input: no such file: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise InputError(f"input: {path} is not UTF-8 text (byte {exc.start}, line {line}); convert it, e.g. "
+                         "`iconv -f latin1 -t utf-8`") from None
+    except OSError as exc:
+        raise InputError(f"input: cannot read {path}: {exc.strerror}") from None
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def check_output(path: Path) -> None:
+    """Refuse an --output the results could not be written to, before any query runs."""
+    if path.is_dir():
+        raise InputError(f"output: {path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"output: the folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"output: {path} is not writable")
 
 
 def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode: str = "hybrid") -> list[dict]:
@@ -79,19 +105,24 @@ def main(argv: list[str] | None = None) -> int:
         if (args.text is None) == (args.input is None):
             raise QabaseError("usage: give the query text or --input FILE (not both)")
         if args.input is not None:
-            if not args.input.is_file():
-                raise QabaseError(f"input: no such file: {args.input}")
-            queries = [line for line in args.input.read_text(encoding="utf-8").splitlines() if line.strip()]
+            queries = read_queries(args.input)
         else:
             queries = [args.text]
+        if args.output is not None:
+            check_output(args.output)  # before the queries run, not after
         results = run(args.base, args.tool, queries, args.k, args.threshold, args.mode)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     if args.output:
         from schemas.jsonl import write_jsonl
 
-        print(f"{write_jsonl(args.output, results)} results -> {args.output}")
+        try:
+            written = write_jsonl(args.output, results)
+        except OSError as exc:
+            print(f"error: output: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return InputError.exit_code
+        print(f"{written} results -> {args.output}")
     elif args.input is not None:
         for r in results:
             print(json.dumps(r, ensure_ascii=False))

@@ -266,16 +266,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from schemas.commandline import check_port
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
+        check_port(args.port)
         app = create_app(args.base, args.mode, args.threshold, args.max_batch,
                          None if args.batch_wait_ms is None else args.batch_wait_ms / 1000)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     import uvicorn
 
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
