@@ -33,7 +33,9 @@ QueryText = Annotated[str, Field(
     min_length=1, max_length=MAX_QUERY_CHARS,
     description=f"the user's question or search text: 1 to {MAX_QUERY_CHARS:,} characters, at least one of them "
                 "not white space")]
-TopK = Annotated[int, Field(ge=1, le=MAX_K, description=f"how many related questions to return (1 to {MAX_K})")]
+# strict: an integer as JSON writes one; "5", 5.0 and true (a bool is an int to Python) are refused, not coerced
+TopK = Annotated[int, Field(ge=1, le=MAX_K, strict=True,
+                            description=f"how many related questions to return (1 to {MAX_K})")]
 
 
 class ToolText(NamedTuple):

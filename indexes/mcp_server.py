@@ -124,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
     if args.transport == "stdio":
-        server.run("stdio")
+        import anyio
+
+        from indexes.mcp_wire import run_stdio
+
+        anyio.run(run_stdio, server)  # every request answered, a malformed one with a JSON-RPC error
     else:
         server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=MCP_PATH)
     return 0
