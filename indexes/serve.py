@@ -28,10 +28,12 @@ import argparse
 import sys
 import threading
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import Request  # at module level: FastAPI resolves the endpoints' (string) annotations here
+from fastapi import Query, Request  # at module level: FastAPI resolves the endpoints' (string) annotations here
+from pydantic import BeforeValidator
 
-from indexes.query import MAX_K, MAX_QUERY_CHARS
+from indexes.query import MAX_K, MAX_QUERY_CHARS, check_query_tokens
 
 
 def _lease_for(version_dir: Path):
@@ -118,6 +120,17 @@ class LiveBase:
         if previous is not None:
             previous.release()
 
+
+def _digits(value):
+    """``k`` as the query string writes an integer: digits only ("5.0", "true", "+5" are refused, not coerced;
+    at most 4 digits, so a 5,000-digit k is not parsed)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 4):
+        raise ValueError(f"k must be an integer of 1 to {MAX_K} written in digits")
+    return value
+
+
+# at module level: FastAPI resolves the endpoints' (string) annotations in this module's namespace
+TopK = Annotated[int, BeforeValidator(_digits), Query(ge=1, le=MAX_K, description="How many base questions, 1 to 100.")]
 
 ECHO_CHARS = 100  # a 422 names what was wrong, and echoes at most this much of the input
 
@@ -213,6 +226,18 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     bad_query = {422: {"model": ErrorResponse, "description": "A parameter out of bounds or malformed (the "
                                                               "input echoed at most 100 characters)"}}
 
+    async def query_tokens(q: str) -> int:
+        """What embedding ``q`` costs in the served base (on a worker thread: it may load a new version);
+        422 beyond MAX_QUERY_TOKENS."""
+        from fastapi import HTTPException
+
+        from schemas.errors import QabaseError
+
+        try:
+            return await asyncio.to_thread(lambda: check_query_tokens(live.current()[0].base, q))
+        except QabaseError as exc:
+            raise HTTPException(422, str(exc)) from None
+
     @app.exception_handler(RequestValidationError)
     def invalid_request(_request, exc: RequestValidationError):
         detail = [{k: (_short(v) if k == "input" else v) for k, v in e.items() if k != "ctx"} for e in exc.errors()]
@@ -227,10 +252,11 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     async def questions(request: Request,
                         q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS,
                                        description="The query: 1 to 2,000 characters, not only white space."),
-                        k: int = Query(5, ge=1, le=MAX_K, description="How many base questions, 1 to 100.")):
+                        k: TopK = 5):
         """The top-k base questions related to ``q`` (QuestionRetriever.search)."""
         q = query_text(request, q)
-        version, hits = await asyncio.wrap_future(batched.questions(q, k))
+        tokens = await query_tokens(q)
+        version, hits = await asyncio.wrap_future(batched.questions(q, k, tokens))
         return {"version": version, "query": q, "hits": [h._asdict() for h in hits]}
 
     @app.get("/answer", response_model=AnswerResponse, responses=bad_query)
@@ -239,7 +265,8 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
                                     description="The question: 1 to 2,000 characters, not only white space.")):
         """The base's answer to ``q`` (AnswerRetriever.get), or found false and the no-information message."""
         q = query_text(request, q)
-        version, ans = await asyncio.wrap_future(batched.answer(q))
+        tokens = await query_tokens(q)
+        version, ans = await asyncio.wrap_future(batched.answer(q, tokens))
         return {"version": version, "query": q, **ans._asdict()}
 
     return app
