@@ -9,7 +9,9 @@ Tools (:mod:`indexes.agent_tools`, one definition for MCP and OpenAI): ``questio
 ``{"version", "query", "found", "answer", "viewpoints", "qid", "message", ...}``, the JSON of the HTTP
 service's /questions and /answer, sent as structured content under output schemas (and as text). The bounds
 are the HTTP service's: ``query`` 1 to 2,000 characters of valid UTF-8 with a character other than white
-space, ``k`` 1 to 100; a bad argument is a tool error (``isError``) that says what was wrong. When nothing valid
+space, costing at most 128 tokens to embed, ``k`` an integer 1 to 100 (not "5", 5.0 or true); a bad argument is
+a tool error (``isError``) that says what was wrong. Over stdio, a line that is not a sound JSON-RPC message gets
+a JSON-RPC error reply (indexes.mcp_wire), never silence. When nothing valid
 is found, ``message`` is AnswerRetriever's no-information message in the query's language.
 
 Live reload as in the HTTP service (``indexes.serve.LiveBase``): each call checks where ``DIR/latest`` points

@@ -14,12 +14,15 @@ published, it is loaded (and verified) before answering, so a rebuild goes live
 without a restart, and a version that fails verification is refused while the
 previous one keeps serving (as it does when ``latest`` dangles or its manifest is gone: /health then says
 "degraded" and why, until ``latest`` is sound again). ``q`` must be 1 to 2,000 characters of valid UTF-8
-with a character other than white space, and ``k`` 1 to 100, else 422 (echoing at most 100 characters).
+with a character other than white space that cost at most 128 tokens to embed (indexes.query.MAX_QUERY_TOKENS),
+and ``k`` 1 to 100 written in digits, else 422 (echoing at most 100 characters).
 
 Every body is a pydantic model (:mod:`indexes.responses`), so /openapi.json describes each field; /docs
 (Swagger UI) and /redoc load their scripts from this server (the fastapi-offline package's files, under
 /docs-assets), never from a CDN. Concurrent queries are answered in micro-batches (:mod:`indexes.batching`):
-requests that arrive while a batch is being embedded join the next one, at most ``--max-batch`` per call.
+requests that arrive while a batch is being embedded join the next one, at most ``--max-batch`` per call;
+queries of more than 32 tokens go to a lane of their own, two at a time, so that typical questions never wait
+for a flood of long ones (docs/reference/http-mcp.md, "Bounds").
 """
 
 from __future__ import annotations
