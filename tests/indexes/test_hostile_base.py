@@ -216,3 +216,16 @@ def test_a_port_out_of_range_is_refused(shared_fake_base, command, port, capsys,
     got = command(["--base", str(shared_fake_base[0]), "--port", str(port)]
                   + (["--transport", "http"] if command is mcp_server.main else []))
     _one_error_line(capsys, 2, got, f"--port must be between 1 and 65535, got {port}")
+
+
+def test_latest_cannot_lead_outside_versions(copy, tmp_path):
+    base = copy.parent.parent
+    outside = shutil.copytree(copy, tmp_path / "elsewhere" / copy.name)  # a whole version, its name and all
+    (base / "latest").unlink()
+    (base / "latest").symlink_to(outside)
+    _refused(base, "is not a version folder in")
+    (base / "latest").unlink()
+    (base / "LATEST").write_text("../../elsewhere/" + copy.name, encoding="utf-8")
+    _refused(base, "not a version id")
+    (base / "LATEST").write_text(copy.name, encoding="utf-8")
+    assert loading.load_base(base, HashEmbedder()).version == copy.name
