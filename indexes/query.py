@@ -13,7 +13,8 @@ found, ``found`` is false and ``message`` is the fixed no-information message (`
 when the logs asked the question: ``no_valid_answer``, every judged answer a non-answer, or
 ``time_sensitive``, dropped by policy). Batch mode reads one query per line
 and writes one JSON line per query, in the same order. A missing or corrupted base
-is one ``error:`` line and exit code 2.
+is one ``error:`` line and exit code 2, as is a query that costs more than MAX_QUERY_TOKENS (128) tokens to embed,
+an ``--input`` that is not UTF-8, or an ``--output`` whose folder is missing (checked before any query runs).
 """
 
 from __future__ import annotations
@@ -68,9 +69,9 @@ def check_output(path: Path) -> None:
 
 
 def check_query_tokens(base, q: str) -> int:
-    """What embedding ``q`` costs in tokens, when at most MAX_QUERY_TOKENS tokens in ``base``'s embedders (a LoadedBase);
-    refused otherwise (QabaseError), never truncated: an answer to the first part of a question would be an
-    answer to another question."""
+    """What embedding ``q`` costs in ``base``'s embedders (a LoadedBase), in tokens, when at most
+    MAX_QUERY_TOKENS; refused otherwise (QabaseError), never truncated: an answer to the first part of a
+    question would be an answer to another question."""
     n = base.query_tokens(q)
     if n > MAX_QUERY_TOKENS:
         raise QabaseError(f"query: {n} tokens, more than {MAX_QUERY_TOKENS}; shorten it")
