@@ -10,8 +10,8 @@ Tools (:mod:`indexes.agent_tools`, one definition for MCP and OpenAI): ``questio
 service's /questions and /answer, sent as structured content under output schemas (and as text). The bounds
 are the HTTP service's: ``query`` 1 to 2,000 characters of valid UTF-8 with a character other than white
 space, costing at most 128 tokens to embed, ``k`` an integer 1 to 100 (not "5", 5.0 or true); a bad argument is
-a tool error (``isError``) that says what was wrong. Over stdio, a line that is not a sound JSON-RPC message gets
-a JSON-RPC error reply (indexes.mcp_wire), never silence. When nothing valid
+a tool error (``isError``) that says what was wrong. A request that is not a sound JSON-RPC message (stdio: a line;
+http: a POST body) gets a JSON-RPC error reply with its id (indexes.mcp_wire), never silence. When nothing valid
 is found, ``message`` is AnswerRetriever's no-information message in the query's language.
 
 Live reload as in the HTTP service (``indexes.serve.LiveBase``): each call checks where ``DIR/latest`` points
@@ -132,7 +132,15 @@ def main(argv: list[str] | None = None) -> int:
 
         anyio.run(run_stdio, server)  # every request answered, a malformed one with a JSON-RPC error
     else:
-        server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=MCP_PATH)
+        import uvicorn
+        from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+        from indexes.mcp_wire import screened_http
+
+        # the SDK's streamable-HTTP app (what server.run("streamable-http") serves), behind the JSON-RPC screen
+        app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=args.host)
+        uvicorn.run(screened_http(app, MCP_PATH, DEFAULT_MAX_REQUEST_BODY_SIZE), host=args.host, port=args.port,
+                    log_level="warning")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The MCP server's stdio wire: every JSON-RPC request with an id gets a reply, whatever it holds.
+"""The MCP server's wire (stdio, and streamable HTTP's POST bodies): every JSON-RPC request gets a reply.
 
 The SDK's stdio transport parses each line with pydantic's JSON parser and, when that fails, drops the line
 without a word: a lone surrogate in a string (``"\\ud800"``, which JSON allows), params nested thousands deep,
@@ -9,6 +9,8 @@ either handed to the server as a message, or answered at once with a JSON-RPC er
 message, Invalid params (-32602) for params nested too deep or holding a number too long to be one; the
 request's id is echoed whenever it can be read. The server then serves the next line. A lone surrogate reaches
 the tool, which refuses it as a tool error (indexes.agent_tools.checked_query), as the README promises.
+Over streamable HTTP (:func:`screened_http`) the SDK replied to such bodies itself, but with ``id`` null and
+mixed-up codes; the same screen answers them there (HTTP 400), a lone surrogate as Invalid params.
 """
 
 from __future__ import annotations
@@ -210,3 +212,65 @@ async def run_stdio(server) -> None:
     lowlevel = server._lowlevel_server  # the SDK's run_stdio_async does the same, over its own transport
     async with stdio_transport() as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+def _lone_surrogate(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, (dict, list)):
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
+
+
+def screened_http(app, path: str, max_body: int):
+    """``app`` (the SDK's streamable-HTTP Starlette app) behind the same screen for ``POST path``: a body that
+    is not a sound JSON-RPC message is answered here, HTTP 400 with the JSON-RPC error and the request's id
+    (the SDK's own replies say ``id`` null and call an Invalid Request Invalid params); a lone surrogate, which
+    the SDK's parser cannot take, is Invalid params. Anything else (and a body over ``max_body``, which the
+    SDK refuses itself) goes to ``app`` unchanged."""
+
+    async def guarded(scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != path.rstrip("/"):
+            return await app(scope, receive, send)
+        chunks, size, more = [], 0, True
+        while more and size <= max_body:
+            event = await receive()
+            if event["type"] != "http.request":  # the client went away: the app sees it as it would have
+                return await app(scope, _replay(chunks, True, receive, event), send)
+            chunks.append(event.get("body", b""))
+            size += len(chunks[-1])
+            more = event.get("more_body", False)
+        if not more:  # the whole body, within max_body
+            message, reply = screen(b"".join(chunks).decode("utf-8", "replace"))
+            if reply is None and message is not None and _lone_surrogate(message):
+                id_ = message.get("id") if _valid_id(message.get("id")) else None
+                reply = _error(id_, INVALID_PARAMS, "Invalid params: a string holds a lone surrogate, which is "
+                                                    "not valid UTF-8")
+            if reply is not None:
+                data = json.dumps(reply).encode("utf-8")
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(data)).encode("ascii"))]})
+                return await send({"type": "http.response.body", "body": data})
+        return await app(scope, _replay(chunks, more, receive), send)
+
+    return guarded
+
+
+def _replay(chunks: list[bytes], more: bool, receive, pending: dict | None = None):
+    """A ``receive`` that hands the app the body read so far (then ``pending``, the event that stopped the
+    reading), then whatever ``receive`` gives."""
+    queue = [{"type": "http.request", "body": b"".join(chunks), "more_body": more}]
+    if pending is not None:
+        queue.append(pending)
+
+    async def replay():
+        return queue.pop(0) if queue else await receive()
+
+    return replay

@@ -81,3 +81,35 @@ def test_the_stdio_server_answers_every_hostile_line_and_serves_on(shared_fake_b
         proc.stdin.close()
         proc.terminate()
         proc.wait(timeout=15)
+
+
+def test_streamable_http_answers_hostile_bodies_with_their_id_and_passes_sound_ones():
+    from starlette.testclient import TestClient
+
+    from indexes.mcp_wire import screened_http
+
+    seen = []
+
+    async def sdk_app(scope, receive, send):  # stands for the SDK's app: echoes the body it received
+        body, more = b"", True
+        while more:
+            event = await receive()
+            body += event.get("body", b"")
+            more = event.get("more_body", False)
+        seen.append(body)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    client = TestClient(screened_http(sdk_app, "/mcp", 1 << 20))
+    for line, code, id_ in HOSTILE:
+        r = client.post("/mcp", content=line.encode("utf-8"))
+        assert r.status_code == 400 and r.json()["error"]["code"] == code and r.json()["id"] == id_, r.text
+    surrogate = CALL % (7, '{"name":"answer_retriever","arguments":{"query":"caf\\ud800"}}')
+    r = client.post("/mcp", content=surrogate.encode("utf-8"))
+    assert r.status_code == 400 and r.json()["id"] == 7 and "lone surrogate" in r.json()["error"]["message"]
+    assert not seen
+    sound = (CALL % (9, '{"name":"question_retriever","arguments":{"query":"capital","k":2}}')).encode("utf-8")
+    assert client.post("/mcp", content=sound).content == sound and seen == [sound]
+    big = b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"' + b"x" * (2 << 20) + b'"}}'
+    assert client.post("/mcp", content=big).content == big  # over the limit: the SDK's to refuse, body whole
+    assert client.get("/health").status_code == 200 and client.post("/other", content=b"zz").content == b"zz"
