@@ -17,12 +17,15 @@ text that was not valid UTF-8). Either failure is a tool error whose text says w
 # and the Annotated bounds must be real objects there, not strings
 
 import json
+import threading
+from contextlib import contextmanager
 from typing import Annotated, Any, NamedTuple
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from indexes.query import MAX_K, MAX_QUERY_CHARS, check_query
+from indexes.batching import HEAVY_BATCH, HEAVY_TOKENS
+from indexes.query import MAX_K, MAX_QUERY_CHARS, check_query, check_query_tokens
 from indexes.responses import AnswerResponse, QuestionsResponse
 from indexes.retrievers import NO_INFO_EN, NO_INFO_ZH
 from schemas.errors import QabaseError
@@ -33,7 +36,9 @@ QueryText = Annotated[str, Field(
     min_length=1, max_length=MAX_QUERY_CHARS,
     description=f"the user's question or search text: 1 to {MAX_QUERY_CHARS:,} characters, at least one of them "
                 "not white space")]
-TopK = Annotated[int, Field(ge=1, le=MAX_K, description=f"how many related questions to return (1 to {MAX_K})")]
+# strict: an integer as JSON writes one; "5", 5.0 and true (a bool is an int to Python) are refused, not coerced
+TopK = Annotated[int, Field(ge=1, le=MAX_K, strict=True,
+                            description=f"how many related questions to return (1 to {MAX_K})")]
 
 
 class ToolText(NamedTuple):
@@ -86,6 +91,28 @@ def checked_query(query: str) -> str:
     return query
 
 
+def _check_tokens(base, query: str) -> int:
+    """What embedding ``query`` costs in tokens; more than MAX_QUERY_TOKENS is a tool error (indexes.query)."""
+    try:
+        return check_query_tokens(base, query)
+    except QabaseError as exc:
+        raise ToolArgumentError(str(exc)) from None
+
+
+# long queries run HEAVY_BATCH at a time (as the HTTP service's heavy lane): many in flight cannot hold the
+# models between them while a typical question waits
+_HEAVY = threading.BoundedSemaphore(HEAVY_BATCH)
+
+
+@contextmanager
+def _bounded(tokens: int):
+    if tokens <= HEAVY_TOKENS:
+        yield
+        return
+    with _HEAVY:
+        yield
+
+
 class RetrieverTools:
     """The two tools over a :class:`indexes.serve.LiveBase` (its ``current()``: the retrievers of the version
     ``latest`` points at, reloaded when it moves). ``live`` None: for the tools' schemas only."""
@@ -120,12 +147,16 @@ class RetrieverTools:
     def question_retriever(self, query: QueryText, k: TopK = DEFAULT_K) -> QuestionsResponse:
         query = checked_query(query)
         qr, _, version = self.live.current()
-        return QuestionsResponse(version=version, query=query, hits=[h._asdict() for h in qr.search(query, k)])
+        with _bounded(_check_tokens(qr.base, query)):
+            hits = qr.search(query, k)
+        return QuestionsResponse(version=version, query=query, hits=[h._asdict() for h in hits])
 
     def answer_retriever(self, query: QueryText) -> AnswerResponse:
         query = checked_query(query)
         _, ar, version = self.live.current()
-        return AnswerResponse(version=version, query=query, **ar.get(query)._asdict())
+        with _bounded(_check_tokens(ar.base, query)):
+            found = ar.get(query)
+        return AnswerResponse(version=version, query=query, **found._asdict())
 
 
 def sdk_tools(tools: RetrieverTools) -> list:

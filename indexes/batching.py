@@ -28,6 +28,8 @@ from typing import Any, Callable, NamedTuple
 
 MAX_BATCH = 64
 MAX_WAIT_S = 0.002
+HEAVY_TOKENS = 32  # a query of more tokens is long (a typical question is 10 to 25)
+HEAVY_BATCH = 2  # long queries embedded together at most
 
 
 class MicroBatcher:
@@ -141,12 +143,21 @@ class BatchedRetrieval:
     def __init__(self, tools: Callable[[], tuple], max_batch: int = MAX_BATCH, max_wait_s: float = MAX_WAIT_S):
         self.tools = tools
         self.batcher = MicroBatcher(self.run_batch, max_batch, max_wait_s, name="qabase-retrieval-batcher")
+        # long queries have a lane of their own, HEAVY_BATCH at a time: a batch of typical questions never
+        # waits for a batch of many long ones (only for the one heavy batch that holds the model, if any)
+        self.heavy = MicroBatcher(self.run_batch, min(HEAVY_BATCH, max_batch), max_wait_s,
+                                  name="qabase-heavy-batcher")
 
-    def questions(self, text: str, k: int = 5) -> Future:
-        return self.batcher.submit(Query("questions", text, k))
+    def _lane(self, tokens: int) -> MicroBatcher:
+        return self.heavy if tokens > HEAVY_TOKENS else self.batcher
 
-    def answer(self, text: str) -> Future:
-        return self.batcher.submit(Query("answer", text))
+    def questions(self, text: str, k: int = 5, tokens: int = 0) -> Future:
+        """``tokens``: what embedding ``text`` costs (LoadedBase.query_tokens); a long query goes to the heavy
+        lane."""
+        return self._lane(tokens).submit(Query("questions", text, k))
+
+    def answer(self, text: str, tokens: int = 0) -> Future:
+        return self._lane(tokens).submit(Query("answer", text))
 
     def run_batch(self, items: list[Query]) -> list[tuple]:
         qr, ar, version = self.tools()

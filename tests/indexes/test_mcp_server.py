@@ -27,7 +27,7 @@ from fakes.models import FakeModels, HashEmbedder
 
 from indexes import mcp_server
 from indexes.agent_tools import TOOLS, RetrieverTools, ToolArgumentError, checked_query, openai_tools, sdk_tools
-from indexes.query import MAX_K, MAX_QUERY_CHARS
+from indexes.query import MAX_K, MAX_QUERY_CHARS, MAX_QUERY_TOKENS
 from indexes.retrievers import Answer
 from models.registry import load_config
 from pipelines.build import gate_version, publish_version, run_build, stage_version
@@ -132,7 +132,10 @@ async def _check_refusals(client) -> None:
         result = await client.call_tool(tool, args)
         assert result.is_error and says in _text(result), (tool, args, _text(result))
         assert len(_text(result)) < 1_000  # a long query is not echoed back whole
-    assert not (await client.call_tool("answer_retriever", {"query": "x" * MAX_QUERY_CHARS})).is_error
+    # within MAX_QUERY_CHARS but costing more than MAX_QUERY_TOKENS to embed (the fake embedder: 4 bytes a token)
+    long = await client.call_tool("answer_retriever", {"query": "x" * MAX_QUERY_CHARS})
+    assert long.is_error and f"more than {MAX_QUERY_TOKENS}" in _text(long)
+    assert not (await client.call_tool("answer_retriever", {"query": "x" * 4 * (MAX_QUERY_TOKENS - 1)})).is_error
 
 
 @pytest.mark.slow  # a server subprocess

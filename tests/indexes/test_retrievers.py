@@ -55,14 +55,14 @@ def test_answer_retriever_exact_then_nearest_then_no_information(base):
 @pytest.mark.slow  # a real-model base
 def test_corrupted_or_mismatched_files_are_refused(base, tmp_path):
     version = (base / "latest").resolve()
-    broken = tmp_path / "broken"
+    broken = tmp_path / "broken" / version.name  # a version folder keeps its version's name
     shutil.copytree(version, broken)
     data = bytearray((broken / "index.faiss").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (broken / "index.faiss").write_bytes(bytes(data))
     with pytest.raises(BaseIntegrityError, match="index.faiss does not match its checksum"):
         load_base(broken)
-    swapped = tmp_path / "swapped"
+    swapped = tmp_path / "swapped" / version.name  # a version folder keeps its version's name
     shutil.copytree(version, swapped)
     (swapped / "qa.parquet").unlink()
     with pytest.raises(BaseIntegrityError, match="qa.parquet is missing"):
@@ -80,7 +80,7 @@ def test_rows_swapped_in_qa_parquet_with_the_checksum_updated_are_refused(base, 
     import pyarrow.parquet as pq
 
     version = (base / "latest").resolve()
-    swapped = tmp_path / "swapped"
+    swapped = tmp_path / "swapped" / version.name  # a version folder keeps its version's name
     shutil.copytree(version, swapped)
     table = pq.read_table(swapped / "qa.parquet")
     qids = table.column("qid").to_pylist()
