@@ -54,7 +54,9 @@ class PatternRecognizer:
         self.window = window
         self.veto = re.compile(veto, re.IGNORECASE) if veto else None
         # what a text must hold for the pattern to have a chance (a cheap search first: most text holds no number)
-        self.trigger = re.compile(trigger, re.IGNORECASE) if trigger else None
+        # (case-sensitive: a trigger that needs otherwise says so inline, (?i:...), so the redactor can join them
+        # into one case-sensitive search, which is faster)
+        self.trigger = re.compile(trigger) if trigger else None
 
     def find(self, view: str) -> Iterator[Finding]:
         """Findings in ``view`` (the trigger is only a shortcut: a text it misses has no finding either)."""
@@ -137,6 +139,10 @@ _URL_CHAR = r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
 # nor the digits after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers)
 _P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-])", r"(?!\d)(?![ \-]\d)"
 _VERSION_BEFORE = r"(?<![A-Za-z0-9.:/])(?<!v)(?<!V)"
+# the trigger of every digit kind: a run of at least 8 digits, at most two separators apart (the shortest such value
+# is an international number's 8 digits; "(010) 8888", "+44 (0)20" have two-character gaps). Most text holds no such
+# run (years, prices, sizes), and then none of the nine digit patterns runs.
+_LONG_DIGITS = r"\d(?:[ \-.()]{0,2}\d){7,}"
 
 _IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
          r"(?![\d.]|\.\d)")
@@ -152,25 +158,25 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     # 18 characters (the last may be X), optionally spaced 6-8-4; a real birth date and the MOD 11-2 check
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{5} ?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]) ?"
                                        r"\d{3}[\dXx](?![\dA-Za-z])", 0.95, check=_id18,
-                      trigger=r"\d{6}"),
+                      trigger=_LONG_DIGITS),
     # the 15-digit form has no check digit: only after a word that names it
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{14}" + _D1, 0.7, check=cn_id15_valid,
                       context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20,
-                      trigger=r"\d{15}"),
-    PatternRecognizer(CARD, r"(?<![\dA-Za-z])\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card, trigger=r"\d{4}"),
+                      trigger=_LONG_DIGITS),
+    PatternRecognizer(CARD, r"(?<![\dA-Za-z])\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card, trigger=_LONG_DIGITS),
     # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
     PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9,
-                      trigger=r"\d{3}"),
+                      trigger=_LONG_DIGITS),
     # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension
     PatternRecognizer(PHONE, _P0 + r"(?:\(0[1-9]\d{1,2}\)|（0[1-9]\d{1,2}）|0[1-9]\d{1,2})[ \-]?[2-9]\d{2,3}[ \-]?"
                              r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75,
-                      check=partial(_digits_between, 10, 17), trigger=r"\d{3}"),
+                      check=partial(_digits_between, 10, 17), trigger=_LONG_DIGITS),
     # international: +country code, then groups (one may be bracketed) separated by spaces, dashes or dots
     PatternRecognizer(PHONE, r"(?<![A-Za-z0-9+])\+\d{1,3}(?:[ \-.]?\(\d{1,4}\))?(?:[ \-.]?\d{1,5}){1,5}" + _P1, 0.85,
-                      check=partial(_digits_between, 8, 15), trigger=r"\+\d"),
+                      check=partial(_digits_between, 8, 15), trigger=_LONG_DIGITS),
     # North American: (415) 555-0132, 415-555-0132, 1-800-555-0199, 415.555.0132
     PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75,
-                      trigger=r"\d{3}"),
+                      trigger=_LONG_DIGITS),
     PatternRecognizer(IP, _IPV4, 0.8, check=_ipv4, veto=_NOT_IP, trigger=r"\d\.\d"),
     # four single digits (1.2.3.4) are as often a version: an address only beside a word that says so
     PatternRecognizer(IP, _VERSION_BEFORE + r"\d\.\d\.\d\.\d(?![\d.]|\.\d)", 0.7, veto=_NOT_IP,
@@ -180,7 +186,7 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
                           r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.8, check=_ipv6, trigger=r"[0-9A-Fa-f]:[0-9A-Fa-f:]"),
     # passports: a letter or two and 7-8 digits (China, most of Europe), or 9 digits (US), after the word
     PatternRecognizer(PASSPORT, r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,2}\d{7,8}|\d{9})(?![A-Za-z0-9])", 0.8,
-                      context=r"passport|护照|護照", window=24, trigger=r"passport|护照|護照"),
+                      context=r"passport|护照|護照", window=24, trigger=r"(?i:passport)|护照|護照"),
 )
 
 

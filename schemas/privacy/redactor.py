@@ -37,6 +37,11 @@ class Redactor:
     def __init__(self, recognizers: tuple[PatternRecognizer, ...]):
         self.recognizers = tuple(recognizers)
         self.kinds = tuple(dict.fromkeys(r.kind for r in self.recognizers))
+        # one search over the text for any recogniser's trigger first: most texts hold none, and then nothing else
+        # runs (a user's own pattern has no trigger: then every text is searched)
+        triggers = [r.trigger for r in self.recognizers]
+        self._screen = (re.compile("|".join(dict.fromkeys(f"(?:{t.pattern})" for t in triggers)))
+                        if triggers and all(t is not None for t in triggers) else None)
 
     @classmethod
     def of(cls, kinds: tuple[str, ...] = KINDS, custom: tuple[tuple[str, str], ...] = ()) -> "Redactor":
@@ -53,6 +58,8 @@ class Redactor:
         if not self.recognizers or not text:
             return []
         view = match_view(text)
+        if self._screen is not None and self._screen.search(view) is None:
+            return []
         found: list[Finding] = []
         triggered: dict = {}  # trigger -> whether the text holds it (recognisers share triggers)
         for r in self.recognizers:
