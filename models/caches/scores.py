@@ -12,6 +12,7 @@ import json
 from typing import Callable
 
 from models.caches.kv import SqliteKV
+from models.gec.base import READS as GEC_READS
 from schemas.records import QuestionStats, ScoredQuestion
 
 
@@ -26,7 +27,8 @@ class ScoreCache:
     def __init__(self, path: str, models):
         """``models``: the scoring models (``gec_en``, ``gec_zh``, ``intent``, ``judges``), for their identities."""
         self.kv = SqliteKV(path, "scores", "result", "TEXT")
-        ids = [models.gec_en.model_id, models.gec_zh.model_id, models.intent.model_id]
+        # GEC_READS: how the GEC judge reads a question (placeholders as values), a change of which misses too
+        ids = [models.gec_en.model_id, models.gec_zh.model_id, GEC_READS, models.intent.model_id]
         self.identity = "\x00".join(ids + [j.model_id for j in getattr(models, "judges", ())])
         self.hits = 0
         self.misses = 0

@@ -13,6 +13,7 @@ import math
 from typing import Protocol
 
 from schemas.judgement import Judgement
+from schemas.privacy import with_stand_ins
 
 STRENGTH = 3.5
 REASON = "low_gec"  # a question the GEC judge flags (its score at or below filter.gec_threshold)
@@ -23,6 +24,10 @@ class GecScorer(Protocol):
     model_id: str
 
     def score(self, texts: list[str]) -> list[tuple[float, dict]]: ...
+
+
+# how GecJudge reads a question, part of the score cache's key: placeholders read as stand-in values
+READS = "placeholders-as-values-v1"
 
 
 class GecJudge:
@@ -40,6 +45,8 @@ class GecJudge:
         return OWN_THRESHOLD
 
     def judgements(self, texts: list[str], langs: list[str]) -> list[Judgement]:
+        # a redacted question is judged as if its values were there (schemas.privacy.with_stand_ins)
+        texts = [with_stand_ins(t) for t in texts]
         out: list[Judgement | None] = [None] * len(texts)
         for side, wanted in self.LANGS.items():
             idx = [i for i, lg in enumerate(langs) if lg in wanted]

@@ -3,6 +3,7 @@ redactor that replaces what they find by typed placeholders (:mod:`.redactor`). 
 validation redacts with it and the quality gate checks published text with it."""
 
 from schemas.privacy.recognizers import KINDS, Finding, PatternRecognizer
-from schemas.privacy.redactor import PLACEHOLDER, Redacted, Redactor, placeholder
+from schemas.privacy.redactor import PLACEHOLDER, Redacted, Redactor, placeholder, with_stand_ins
 
-__all__ = ["KINDS", "PLACEHOLDER", "Finding", "PatternRecognizer", "Redacted", "Redactor", "placeholder"]
+__all__ = ["KINDS", "PLACEHOLDER", "Finding", "PatternRecognizer", "Redacted", "Redactor", "placeholder",
+           "with_stand_ins"]

@@ -135,3 +135,30 @@ def test_a_bad_pattern_stops_the_build_with_one_error_line(tmp_path, capsys):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: config: privacy.patterns[0].pattern"), lines
     assert not (tmp_path / "base").exists()
+
+
+def test_models_that_judge_wording_read_a_stand_in_for_each_placeholder():
+    from schemas.privacy import Redactor, with_stand_ins
+
+    red = Redactor.of()
+    redacted = red.redact_text("我的手机号是13812345678，邮箱a.li@example.cn，为什么收不到验证码？")
+    assert redacted == "我的手机号是<PHONE>，邮箱<EMAIL>，为什么收不到验证码？"
+    read = with_stand_ins(redacted)
+    assert "<" not in read and read.count("12345") == 2
+    assert not red.findings(read)  # the stand-in is no one's value: nothing to find in it
+    assert with_stand_ins("use <br> or <code>x</code>, not <EMPLOYEE_ID>") == "use <br> or <code>x</code>, not 12345"
+
+
+def test_a_redacted_chinese_question_keeps_its_grammar_score():
+    # before: the zh n-gram scorer read "<PHONE>" as ungrammatical (0.36 against 0.97), and every redacted
+    # Chinese question left the base as low_gec
+    from models.gec.base import GecJudge
+
+    class Shape:  # a scorer that sees what it is given: 1.0 for plain words and digits, 0 for angle brackets
+        model_id = "shape"
+
+        def score(self, texts):
+            return [(0.0 if "<" in t else 1.0, {}) for t in texts]
+
+    judged = GecJudge(Shape(), Shape()).judgements(["我的手机号是<PHONE>，为什么？", "Mail <EMAIL> now"], ["zh", "en"])
+    assert [j.score for j in judged] == [1.0, 1.0]
