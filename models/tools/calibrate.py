@@ -32,12 +32,10 @@ BINS = np.linspace(0.0, 1.0, 11)
 
 def read_rows(path: Path) -> list[dict]:
     """[{"text", "label"?, "score"?}] from text or JSONL."""
-    from schemas.jsonl import iter_jsonl
+    from schemas.jsonl import iter_jsonl, read_text_input
 
     if path.suffix not in (".jsonl", ".json"):
-        if not path.is_file():
-            raise QabaseError(f"input: no such file: {path}")
-        rows = [{"text": line} for line in path.read_text(encoding="utf-8").splitlines()]
+        rows = [{"text": line} for line in read_text_input(path).splitlines()]
         if not rows:
             raise QabaseError(f"input: {path} has no questions")
         return rows

@@ -23,10 +23,8 @@ from schemas.text import clip_to_width, pad_to_width
 
 
 def read_pairs(path: Path) -> list[tuple[str, str | None]]:
-    from schemas.jsonl import iter_jsonl
+    from schemas.jsonl import iter_jsonl, read_text_input
 
-    if not path.is_file():
-        raise QabaseError(f"input: no such file: {path}")
     if path.suffix in (".jsonl", ".json"):
         out = []
         for n, obj in iter_jsonl(path):
@@ -36,7 +34,7 @@ def read_pairs(path: Path) -> list[tuple[str, str | None]]:
             out.append((obj["text"], answer if isinstance(answer, str) else None))
         return out
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text_input(path).splitlines():
         if line.strip():
             q, _, a = line.partition("\t")
             rows.append((q, a or None))

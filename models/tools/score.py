@@ -43,12 +43,10 @@ def resolve_backend(kind: str, backend: str | None) -> str:
 
 
 def read_texts(path: Path) -> list[str]:
-    from schemas.jsonl import iter_jsonl
+    from schemas.jsonl import iter_jsonl, read_text_input
 
     if path.suffix not in (".jsonl", ".json"):
-        if not path.is_file():
-            raise QabaseError(f"input: no such file: {path}")
-        return path.read_text(encoding="utf-8").splitlines()
+        return read_text_input(path).splitlines()
     texts = []
     for n, obj in iter_jsonl(path):
         if not isinstance(obj.get("text"), str):
