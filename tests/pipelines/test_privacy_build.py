@@ -68,15 +68,19 @@ def built(logs, tmp_path_factory):
     """(base, result, every log line of the build)."""
     base = tmp_path_factory.mktemp("pii-base") / "base"
     cfg = load_config(None, {**CACHES_ON, "limits.max_question_chars": 500})
-    root, handler = logging.getLogger(), _Lines()
-    level = root.level
+    # the qabase logger's own level too: a command-line test run before this one in the same process may have
+    # set it (schemas.logs.configure), and then no INFO line would reach the handler
+    root, ours, handler = logging.getLogger(), logging.getLogger("qabase"), _Lines()
+    levels = root.level, ours.level
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+    ours.setLevel(logging.INFO)
     try:
         res = run_build([str(logs)], base, cfg, factory=FakeModels())
     finally:
         root.removeHandler(handler)
-        root.setLevel(level)
+        root.setLevel(levels[0])
+        ours.setLevel(levels[1])
     return base, res, "\n".join(handler.lines)
 
 
