@@ -4,9 +4,11 @@ Distinct answers are clustered by meaning, the same way for every question type:
 distance measured on the group's own scale (answers to one question all sit close together in embedding
 space, so the group's mean vector is taken out first), mixed with content-word overlap, with numbers
 that disagree kept apart and near duplicates joined; the words of the question that the answers restate
-(the topic) count for nothing, so answers that each stress one aspect of a shared topic stay apart. Each cluster is one vote class / one viewpoint;
+(the topic) count for nothing, so answers that each stress one aspect of a shared topic stay apart.
+Each cluster is one vote class / one viewpoint;
 the type decides only what is stored (the leading answer, or a summary of the viewpoints).
-Measured against 44 hand-annotated groups in docs/measurements/answer-aggregation.md.
+Measured against 44 hand-annotated groups and 34 one-topic groups (benchmarks/viewpoint_onetopic_*.jsonl)
+in docs/measurements/answer-aggregation.md.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def lexical_distances(texts: list[str], ignore: frozenset[str] = frozenset()) ->
 def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.4, lang: str = "en",
                      same_number: float = 0.3, question: str = "") -> np.ndarray:
     """The distance the answers are clustered on: :func:`centred_distances` mixed with
-    :func:`lexical_distances` at ``lexical_weight`` (the question's :func:`topic_words` left out); near duplicates (raw cosine at or above
+    :func:`lexical_distances` at ``lexical_weight`` (the question's :func:`topic_words` left out); near
+    duplicates (raw cosine at or above
     ``NEAR_DUPLICATE[lang]``) at 0; then the numbers, for every question type (a question is seldom purely
     factual or purely opinion, and an answer that states a figure states a fact): two answers that both
     state numbers and share none ("8,849 m" vs "8,611 m") say different things however alike they read,

@@ -21,7 +21,8 @@ FLAT = np.eye(len(ANSWERS), dtype=np.float32)
 
 def test_topic_words_are_the_question_words_half_the_answers_repeat():
     assert topic_words(QUESTION, ANSWERS) == {"easter"}  # "about" is in the question, in no answer
-    assert topic_words(QUESTION, ANSWERS[:1] + ["A Christian feast."] * 2) == frozenset()  # 1 of 3 repeats it
+    # one answer of three repeats the topic: not enough
+    assert topic_words(QUESTION, ANSWERS[:1] + ["A Christian feast.", "Eggs."]) == frozenset()
     assert topic_words("", ANSWERS) == frozenset() and topic_words(QUESTION, []) == frozenset()
     zh = topic_words("清明节是关于什么的？", ["清明节要扫墓祭祖。", "清明节可以踏青。", "放假堵车。"])
     assert {"清明", "明节", "清", "明", "节"} <= zh  # characters and bigrams of the topic, as content_tokens counts them
