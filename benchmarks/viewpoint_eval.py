@@ -5,6 +5,8 @@
 Each line of the groups file is one question with 6-10 answers, each answer labelled by a person with
 the point it makes (``view``); answers that make the same point in different words share a label,
 answers that disagree on a fact or a stance do not. ``kind`` is factual / opinion / mixed.
+``viewpoint_onetopic_{tune,heldout,heldout2}.jsonl`` (``--groups``): one topic per group, each answer
+stressing one aspect of it (issue 33); the held-out files are for a final check, not for tuning.
 
 The project's default aggregator is run as the pipeline runs it (question type from the qtype
 classifier, language from ``detect_lang``, answers as ``AnswerCount(i, text, 1)``), and every answer

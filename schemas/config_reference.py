@@ -173,8 +173,8 @@ MEANINGS: dict[str, str] = {
                          "and prompt version: a rebuild re-aggregates only the groups that changed.",
     "aggregation.subjective_threshold": "A question whose opinion probability reaches this is `subjective` "
                                         "(viewpoints); below it, `objective` (majority vote).",
-    "aggregation.lexical_weight": "Weight of lexical distance (1 − overlap of content words) mixed into the answer "
-                                  "distance.",
+    "aggregation.lexical_weight": "Weight of lexical distance (1 − overlap of content words; the question's words "
+                                  "that half the answers restate left out) mixed into the answer distance.",
     "aggregation.merge_threshold": "Average linkage merges answer clusters up to this distance.",
     "aggregation.summary_max_chars": "Longest viewpoint summary.",
     "aggregation.embed_max_chars": "Answers are embedded from their first N characters (the opening carries the "

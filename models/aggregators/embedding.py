@@ -3,9 +3,12 @@
 Distinct answers are clustered by meaning, the same way for every question type: average linkage on a
 distance measured on the group's own scale (answers to one question all sit close together in embedding
 space, so the group's mean vector is taken out first), mixed with content-word overlap, with numbers
-that disagree kept apart and near duplicates joined. Each cluster is one vote class / one viewpoint;
+that disagree kept apart and near duplicates joined; the words of the question that the answers restate
+(the topic) count for nothing, so answers that each stress one aspect of a shared topic stay apart.
+Each cluster is one vote class / one viewpoint;
 the type decides only what is stored (the leading answer, or a summary of the viewpoints).
-Measured against 44 hand-annotated groups in docs/measurements/answer-aggregation.md.
+Measured against 44 hand-annotated groups and 34 one-topic groups (benchmarks/viewpoint_onetopic_*.jsonl)
+in docs/measurements/answer-aggregation.md.
 """
 
 from __future__ import annotations
@@ -70,10 +73,22 @@ def centred_distances(vectors: np.ndarray) -> np.ndarray:
     return dist
 
 
-def lexical_distances(texts: list[str]) -> np.ndarray:
-    """1 - overlap coefficient of content words (English words, Chinese characters and bigrams)."""
-    n = len(texts)
+def topic_words(question: str, texts: list[str], share: float = 0.5) -> frozenset[str]:
+    """The question's content words that at least ``share`` of the answers repeat: the topic every answer
+    restates ("Easter is ...", "清明节是 ..."), not a point any answer makes. Left in, they make every
+    answer look like every other one (in Chinese most: each character of the topic is a word here) and
+    answers that each stress a different aspect of one thing merge (issue 33)."""
+    if not question or not texts:
+        return frozenset()
     toks = [content_tokens(t) for t in texts]
+    return frozenset(w for w in content_tokens(question) if sum(w in t for t in toks) >= share * len(texts))
+
+
+def lexical_distances(texts: list[str], ignore: frozenset[str] = frozenset()) -> np.ndarray:
+    """1 - overlap coefficient of content words (English words, Chinese characters and bigrams), the words
+    in ``ignore`` (:func:`topic_words`) left out."""
+    n = len(texts)
+    toks = [content_tokens(t) - ignore for t in texts]
     lex = np.zeros((n, n))
     for i in range(n):
         for j in range(i + 1, n):
@@ -86,10 +101,11 @@ def lexical_distances(texts: list[str]) -> np.ndarray:
     return lex
 
 
-def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.3, lang: str = "en",
-                     same_number: float = 0.3) -> np.ndarray:
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.4, lang: str = "en",
+                     same_number: float = 0.3, question: str = "") -> np.ndarray:
     """The distance the answers are clustered on: :func:`centred_distances` mixed with
-    :func:`lexical_distances` at ``lexical_weight``; near duplicates (raw cosine at or above
+    :func:`lexical_distances` at ``lexical_weight`` (the question's :func:`topic_words` left out); near
+    duplicates (raw cosine at or above
     ``NEAR_DUPLICATE[lang]``) at 0; then the numbers, for every question type (a question is seldom purely
     factual or purely opinion, and an answer that states a figure states a fact): two answers that both
     state numbers and share none ("8,849 m" vs "8,611 m") say different things however alike they read,
@@ -100,7 +116,8 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
     n = len(texts)
     if n < 2:
         return np.zeros((n, n))
-    dist = (1.0 - lexical_weight) * centred_distances(vectors) + lexical_weight * lexical_distances(texts)
+    lexical = lexical_distances(texts, topic_words(question, texts))
+    dist = (1.0 - lexical_weight) * centred_distances(vectors) + lexical_weight * lexical
     raw = vectors @ vectors.T
     near = NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
     dist[raw >= near] = 0.0
@@ -175,7 +192,7 @@ def first_sentence(text: str, limit: int) -> str:
 
 
 class EmbeddingAggregator:
-    def __init__(self, embedder, merge_threshold: float = 0.62, lexical_weight: float = 0.3,
+    def __init__(self, embedder, merge_threshold: float = 0.68, lexical_weight: float = 0.4,
                  summary_max_chars: int = 200, embed_max_chars: int = 500, embed_max_chars_zh: int = 200):
         self.embedder = embedder
         self._threshold = merge_threshold
@@ -256,10 +273,11 @@ class EmbeddingAggregator:
             out.append(res)
         return out
 
-    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, lang: str) -> list[list[int]]:
+    def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, lang: str,
+                  question: str = "") -> list[list[int]]:
         """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
-        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight, lang),
-                                 self._threshold)
+        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight, lang,
+                                                  question=question), self._threshold)
         members: dict[int, list[int]] = {}
         for pos, lab in enumerate(labels):
             members.setdefault(lab, []).append(pos)
@@ -281,7 +299,7 @@ class EmbeddingAggregator:
                   vecs: np.ndarray) -> AggregateResult:
         # the grouping is the same for every question type (most questions are partly factual, partly
         # opinion); the type only decides what is stored: the leading answer or a summary of the viewpoints
-        clusters = self._clusters(answers, vecs, lang)
+        clusters = self._clusters(answers, vecs, lang, question)
         support = support_scores(answers)
         votes = [sum(answers[p].count for p in c) for c in clusters]
         tied = sum(1 for v in votes if v == votes[0])
@@ -342,6 +360,7 @@ def leading_member(cluster: list[int], answers: list[AnswerCount], support: list
 def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexical_weight: float,
                                   summary_max_chars: int, embed_max_chars: int, embed_max_chars_zh: int = 200) -> str:
     # the version is part of the aggregation cache key: bump it whenever results would change
-    # (v5: summaries from the members' vectors; Chinese openings cut at their own length)
-    return (f"embedding-aggregator-v5[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
+    # (v5: summaries from the members' vectors; Chinese openings cut at their own length;
+    # v6: the question's topic words left out of the content-word overlap)
+    return (f"embedding-aggregator-v6[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
             f"summary={summary_max_chars},embed={embed_max_chars},embed_zh={embed_max_chars_zh}]")

@@ -133,3 +133,17 @@ def test_summary_and_markdown_on_fake_rows():
     assert summary["all"]["methods"]["one cluster"]["ari"] == 0.0
     text = ve.markdown({"summary": summary, "per_group": rows, "aggregator_seconds": 0.0, "groups": 2})
     assert "| aggregator |" in text and "ARI en" in text
+
+
+@pytest.mark.parametrize("name", ["viewpoint_onetopic_tune", "viewpoint_onetopic_heldout",
+                                  "viewpoint_onetopic_heldout2"])
+def test_one_topic_groups_are_well_formed(name):
+    """Issue 33: one topic per group, each answer stressing one aspect: 4-5 views of 1-3 answers, both languages."""
+    groups = ve.load_groups(BENCH / f"{name}.jsonl")
+    assert {g["lang"] for g in groups} == {"en", "zh"}
+    lone = 0
+    for g in groups:
+        sizes = Counter(a["view"] for a in g["answers"]).values()
+        assert 8 <= len(g["answers"]) <= 10 and 4 <= len(g["views"]) <= 6 and max(sizes) <= 3, g["id"]
+        lone += 1 in sizes
+    assert lone >= len(groups) / 2, "most groups have an answer with an angle of its own"
