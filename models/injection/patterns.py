@@ -79,9 +79,10 @@ def _decoded_blobs(text: str) -> list[str]:
 def judge_answer(answer: str) -> Judgement:
     """One answer's judgement (the question plays no part: an attack reads the same under any question)."""
     shown, hidden, invisible = _hidden_parts(answer)
-    meta = bool(META.search(_unquoted(shown)))
+    said = _unquoted(shown)  # what the answer says in its own voice
+    meta = bool(META.search(said))
     found: dict[int, tuple[str, float]] = {}
-    for reason, weight, i in _cues(_unquoted(shown)):
+    for reason, weight, i in _cues(said):
         found[i] = (reason, weight / 2 if meta and weight < STRONG else weight)
     if _TEMPLATE.search(shown):
         found[-1] = ("template_tokens", WEAK / 2 if meta else STRONG)
