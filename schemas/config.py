@@ -137,7 +137,7 @@ class ParaphraseConfig:
     # a pair merges when the judge's probability reaches its language's threshold; the defaults are the
     # packaged judge's calibrated ones (raise them for fewer, surer merges; another judge file's own apply
     # unless these are moved)
-    threshold_en: float = 0.8817
+    threshold_en: float = 0.865
     threshold_zh: float = 0.8987
     # candidates: each question's nearest neighbours in its language's question space (FAISS k-NN)
     neighbours: int = 20
@@ -149,6 +149,9 @@ class ParaphraseConfig:
     numbers_must_agree: bool = True
     negation_must_agree: bool = True
     entities_must_agree: bool = True
+    # a pair of the same words with two parts swapped across a word that stays ("from A to B" / "from B to A",
+    # 把语音转成文字 / 把文字转成语音) is never merged; not across "or", "and", "than", "with", 还是, 和, 比, 是
+    direction_must_agree: bool = True
     # the chatbot's answers as evidence: a pair also merges when at least answers_min_overlap of the
     # less-asked question's answers (by count; normalised text; answers of fewer than three content words
     # left out) were also given to the other, and their cosine reaches the language's answers_min_cosine

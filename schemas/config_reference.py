@@ -119,6 +119,9 @@ MEANINGS: dict[str, str] = {
     "paraphrase.numbers_must_agree": "Never merge a pair whose numbers differ (2 vs 3 days, 2023 vs 2024).",
     "paraphrase.negation_must_agree": "Never merge a pair whose negation differs.",
     "paraphrase.entities_must_agree": "Never merge a pair whose names (capitalised words) differ.",
+    "paraphrase.direction_must_agree": "Never merge a pair of the same words with two parts swapped across a word "
+                                       "that stays (\"from A to B\" / \"from B to A\", 把语音转成文字 / 把文字转成语音); "
+                                       "swaps across or, and, than, with, 还是, 和, 比, 是 ask the same.",
     "paraphrase.answers_min_overlap": "A pair also merges when at least this share of the less-asked question's "
                                       "answers were given to the other too (and the cosine reaches "
                                       "`answers_min_cosine_*`); 0 turns it off.",

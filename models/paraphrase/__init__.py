@@ -19,7 +19,8 @@ def _pair_lr(target, ctx):
     thresholds = {"en": p.threshold_en, "zh": p.threshold_zh} if not target else \
         {sp: t for sp, t, default in (("en", p.threshold_en, _DEFAULTS.threshold_en),
                                       ("zh", p.threshold_zh, _DEFAULTS.threshold_zh)) if t != default}
-    return PairClassifier(params, thresholds, p.numbers_must_agree, p.negation_must_agree, p.entities_must_agree)
+    return PairClassifier(params, thresholds, p.numbers_must_agree, p.negation_must_agree, p.entities_must_agree,
+                          p.direction_must_agree)
 
 
 def _single_space(target, ctx):

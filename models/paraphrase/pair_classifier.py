@@ -20,7 +20,8 @@ import numpy as np
 from models import logistic
 from models.logistic import read_params
 from models.paraphrase import second
-from models.paraphrase.evidence import FEATURES, entities_differ, negations, numbers_differ, pair_features
+from models.paraphrase.evidence import (FEATURES, direction_swapped, entities_differ, negations, numbers_differ,
+                                        pair_features)
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_judge.json"
@@ -121,17 +122,20 @@ class PairClassifier:
     changes the answer."""
 
     def __init__(self, params: dict, thresholds: dict | None = None, numbers_must_agree: bool = False,
-                 negation_must_agree: bool = False, entities_must_agree: bool = False):
+                 negation_must_agree: bool = False, entities_must_agree: bool = False,
+                 direction_must_agree: bool = False):
         self.params = params
         self.thresholds = {sp: float((thresholds or {}).get(sp, params[sp]["threshold"])) for sp in ("en", "zh")}
         self.numbers_must_agree = numbers_must_agree
         self.negation_must_agree = negation_must_agree
         self.entities_must_agree = entities_must_agree
+        self.direction_must_agree = direction_must_agree
         # the embedder whose vectors the second-space evidence needs (models.paraphrase.second), or None
         self.second_embedder = params.get("second_embedder") if any(SECOND in params[sp] for sp in ("en", "zh")) \
             else None
         payload = json.dumps([params, self.thresholds, numbers_must_agree, negation_must_agree]
-                             + ([True] if entities_must_agree else []), sort_keys=True)
+                             + ([True] if entities_must_agree else []) + (["direction"] if direction_must_agree else []),
+                             sort_keys=True)
         # v2: numbers spelled out agree with digits (evidence._numbers), so the same parameters judge differently;
         # v3: a second space's evidence and an ``also`` regression (models.paraphrase.second)
         self.model_id = f"paraphrase-pair-lr-v3@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
@@ -187,11 +191,12 @@ class PairClassifier:
         return self._scores(pairs)[0]
 
     def vetoed(self, a: str, b: str, lang: str) -> bool:
-        """True when the two must not merge whatever else says so (numbers, negation or names differ, where
-        asked)."""
+        """True when the two must not merge whatever else says so (numbers, negation or names differ, or the same
+        words ask the opposite direction, where asked)."""
         return (self.numbers_must_agree and numbers_differ(a, b)) or \
             (self.negation_must_agree and negations(a, lang) != negations(b, lang)) or \
-            (self.entities_must_agree and entities_differ(a, b))
+            (self.entities_must_agree and entities_differ(a, b)) or \
+            (self.direction_must_agree and direction_swapped(a, b, lang))
 
     def judge(self, pairs: list[tuple]) -> list[tuple[bool, float]]:
         """(same question?, probability) per pair (a, b, space, cosine[, second-space evidence]): the same when

