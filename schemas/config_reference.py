@@ -183,7 +183,9 @@ MEANINGS: dict[str, str] = {
     "aggregation.merge_threshold": "Average linkage merges answer clusters up to this distance.",
     "aggregation.summary_max_chars": "Longest viewpoint summary.",
     "aggregation.embed_max_chars": "Answers are embedded from their first N characters (the opening carries the "
-                                   "stance).",
+                                   "stance); 200, the non-answer stage's opening, so its vectors serve both stages "
+                                   "(500: slightly better English grouping at several times the cost, "
+                                   "docs/aggregation.md).",
     "aggregation.embed_max_chars_zh": "The same cut for Chinese answers (about a token a character).",
     # index
     "index.factory": "`auto`: Flat up to `flat_max` vectors, then IVF-Flat within `memory_budget_mb`, then IVF-PQ; "

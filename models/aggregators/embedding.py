@@ -193,7 +193,7 @@ def first_sentence(text: str, limit: int) -> str:
 
 class EmbeddingAggregator:
     def __init__(self, embedder, merge_threshold: float = 0.68, lexical_weight: float = 0.4,
-                 summary_max_chars: int = 200, embed_max_chars: int = 500, embed_max_chars_zh: int = 200):
+                 summary_max_chars: int = 200, embed_max_chars: int = 200, embed_max_chars_zh: int = 200):
         self.embedder = embedder
         self._threshold = merge_threshold
         self._lexical_weight = lexical_weight

