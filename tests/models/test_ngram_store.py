@@ -3,7 +3,7 @@
 import numpy as np
 
 from models.lm import ngram_store
-from models.lm.char_ngram import CharNgramModel
+from models.lm.char_ngram import CharNgramModel, decode_models, encode_models
 
 LINES = ["今天天气很好，我们去公园散步。", "明天下雨，我们在家看书。", "他去了北京，然后去了上海。",
          "我今天很高兴。", "公园里有很多人在散步。"] * 3
@@ -18,8 +18,8 @@ def _models():
 def test_saved_models_read_back_identical(tmp_path):
     built = _models()
     path = tmp_path / "m.npz"
-    ngram_store.save_models(built, path)
-    loaded = ngram_store.load_models(path)
+    ngram_store.save_tables(*encode_models(built), path)
+    loaded = decode_models(*ngram_store.load_tables(path))
     texts = ["今天很好", "我们去北京", "没见过的字"]
     for a, b in zip(built, loaded):
         assert (a.order, a.source, a.n_chars, a.backward, a.vocab) == (b.order, b.source, b.n_chars, b.backward, b.vocab)
@@ -37,17 +37,17 @@ def test_cache_builds_once_and_rebuilds_what_it_cannot_read(tmp_path, monkeypatc
         calls.append(1)
         return _models()
 
-    first = ngram_store.cached("t.npz", build)
-    second = ngram_store.cached("t.npz", build)
+    first = ngram_store.cached("t.npz", build, encode_models, decode_models)
+    second = ngram_store.cached("t.npz", build, encode_models, decode_models)
     assert len(calls) == 1 and len(second) == 4
     assert np.array_equal(first[0].logprobs(["今天"])[0], second[0].logprobs(["今天"])[0])
     (tmp_path / "zh-ngram" / "t.npz").write_bytes(b"not a zip")  # a damaged file is rebuilt, not fatal
-    ngram_store.cached("t.npz", build)
-    assert len(calls) == 2 and ngram_store.load_models(tmp_path / "zh-ngram" / "t.npz")
+    ngram_store.cached("t.npz", build, encode_models, decode_models)
+    assert len(calls) == 2 and decode_models(*ngram_store.load_tables(tmp_path / "zh-ngram" / "t.npz"))
 
 
 def test_an_unwritable_cache_still_gives_the_models(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("QABASE_CACHE_DIR", str(blocker))  # a file where the folder should be
-    assert len(ngram_store.cached("t.npz", _models)) == 4
+    assert len(ngram_store.cached("t.npz", _models, encode_models, decode_models)) == 4
