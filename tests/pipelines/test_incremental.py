@@ -92,7 +92,11 @@ def test_a_new_form_joins_its_entry_which_keeps_its_qid(builds):
     assert before["question"] != NEW_FORM and after["question"] == NEW_FORM
     assert after["qid"] == before["qid"]
     forms_before = {a["question"] for a in before["aliases"]}
-    assert len(forms_before) >= 2 and forms_before | {NEW_FORM} == {a["question"] for a in after["aliases"]}
+    forms_after = {a["question"] for a in after["aliases"]}
+    # every earlier form stays; the new form may also bridge to a form that was not close enough alone (the
+    # paraphrase judge v3 links "Who is the author of Romeo and Juliet?" through it); all of them one question
+    assert len(forms_before) >= 2 and forms_before | {NEW_FORM} <= forms_after
+    assert all("Romeo and Juliet" in f for f in forms_after)
     assert after["frequency"] == sum(a["count"] for a in after["aliases"]) > before["frequency"] + 44
 
 
