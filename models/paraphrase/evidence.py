@@ -150,7 +150,7 @@ _EN_ARTICLES = frozenset(("a", "an", "the"))
 # 是 too: a copula joins two names of one thing (水果之王是什么水果 / 什么水果是水果之王)
 _ZH_SYMMETRIC = ("还是", "或者", "或是", "以及", "和", "与", "或", "跟", "及", "比", "同", "又", "是", "vs")
 _CLAUSE = ","  # a clause boundary: clauses swapped around it ask the same ("为什么冬天…，夏天…" both ways)
-_EN_ORDER_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[,;:]")
+_EN_ORDER_TOKEN = re.compile(_EN_WORD.pattern + r"|[,;:]")  # words as content_tokens reads them, and clause marks
 _ZH_CLAUSE_MARK = re.compile(r"[,;:，；：、。!?！？\s]+")
 
 

@@ -184,10 +184,8 @@ def measure(params: dict, packaged: dict, sets: dict, nv: dict, mv: dict) -> lis
                                            np.array([r[2] for r in cal]), 0.95)
         anchor = np.array([float(nv[a] @ nv[b]) >= anchor_t for a, b, _ in test])
         cos = [float(space_v[a] @ space_v[b]) for a, b, _ in test]
-        ev = {sp: new.second_evidence(sp, np.stack([nv[a] for a, _, _ in test]), np.stack([nv[b] for _, b, _ in test]))
-              for sp in ("en", "zh")}
-        judged_new = np.array([s for s, _ in new.judge([(a, b, lang, c, e) for (a, b, _), c, e in
-                                                        zip(test, cos, ev["en" if lang == "en" else "zh"])])])
+        ev = new.second_evidence(lang, np.stack([nv[a] for a, _, _ in test]), np.stack([nv[b] for _, b, _ in test]))
+        judged_new = np.array([s for s, _ in new.judge([(a, b, lang, c, e) for (a, b, _), c, e in zip(test, cos, ev)])])
         judged_old = np.array([s for s, _ in old.judge([(a, b, lang, c) for (a, b, _), c in zip(test, cos)])])
         row = {"set": name, "lang": lang, "test_pairs": len(test), "positives": int(y.sum()),
                "anchor_threshold": round(anchor_t, 4)}

