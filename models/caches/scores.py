@@ -11,6 +11,7 @@ import hashlib
 import json
 from typing import Callable
 
+from models.calls import record_cached
 from models.caches.kv import SqliteKV
 from models.gec.base import READS as GEC_READS
 from schemas.records import QuestionStats, ScoredQuestion
@@ -53,6 +54,7 @@ class ScoreCache:
         for i, k in enumerate(keys):
             if out[i] is None:
                 out[i] = revive(batch[i], json.loads(found[k]))
+        record_cached("question scores", len(batch) - len(todo))
         self.misses += len(todo)
         self.hits += len(batch) - len(todo)
         return out  # type: ignore[return-value]

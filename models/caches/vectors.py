@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from models.caches.kv import SqliteKV
+from models.calls import record_cached
 
 
 def vector_key(model_id: str, text: str) -> str:
@@ -49,7 +50,9 @@ class CachedEmbedder:
                 out[idx] = vec
             self.kv.put_many({k: vec.tobytes() for k, vec in zip(todo, fresh)})
         self.misses += len(todo)
-        self.hits += len(texts) - sum(len(v) for v in todo.values())
+        served = len(texts) - sum(len(v) for v in todo.values())
+        self.hits += served
+        record_cached(getattr(self.inner, "call_name", self.model_id), served)
         return out
 
     def __getattr__(self, name):  # vocab_words() and other extras of the wrapped embedder

@@ -66,3 +66,23 @@ def stage_metrics(result) -> dict[str, dict[str, float]]:
         elif kind == "ms":
             entry["seconds"] += value / 1000.0
     return out
+
+
+def model_calls(result) -> list[dict] | None:
+    """The build's model calls (models.calls) from a finished pipeline: one row per stage and model, with the
+    texts computed, their characters, and the texts a cache served instead; None if the runner has no metrics."""
+    from models.calls import NAMESPACE as CALLS, SEP
+
+    try:
+        from apache_beam.metrics.metric import MetricsFilter
+
+        counters = result.metrics().query(MetricsFilter().with_namespace(CALLS))["counters"]
+    except Exception:
+        return None
+    rows: dict[tuple[str, str], dict] = {}
+    for c in counters:
+        stage, model, kind = c.key.metric.name.split(SEP)
+        value = c.committed if c.committed is not None else c.attempted
+        row = rows.setdefault((stage, model), {"stage": stage, "model": model, "texts": 0, "chars": 0, "cached": 0})
+        row[kind] += value
+    return [rows[k] for k in sorted(rows)]

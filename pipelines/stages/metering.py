@@ -21,6 +21,8 @@ import time
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import ModelHandler
 
+from models.calls import stage_scope
+
 LOG = logging.getLogger("qabase.progress")
 NAMESPACE = "qabase"
 LOG_EVERY_S = 5.0
@@ -86,7 +88,8 @@ class StageMeter:
         """The block's time and ``items`` count go to this stage."""
         t0 = time.perf_counter()
         try:
-            yield self
+            with stage_scope(self.label):  # the model calls made in the block count for this stage
+                yield self
         finally:
             self.tick(items, time.perf_counter() - t0)
 

@@ -110,7 +110,8 @@ def test_a_plain_directory_is_mean_pooled_as_before(tiny_bert):
 def test_the_registry_takes_the_right_path(st_dirs, tiny_bert):
     st = registry.load_embedder(f"hf:{st_dirs['cls']}")
     plain = registry.load_embedder(f"hf:{tiny_bert}")
-    assert isinstance(st, SentenceTransformerEmbedder) and type(plain) is HFMeanPoolEmbedder
+    # the registry hands out its models metered (models.calls): the model inside is the backend's
+    assert isinstance(st.inner, SentenceTransformerEmbedder) and type(plain.inner) is HFMeanPoolEmbedder
     assert st.model_id == registry.embedder_identity(f"hf:{st_dirs['cls']}") == hf_dir_identity(st_dirs["cls"])
     assert plain.model_id == registry.embedder_identity(f"hf:{tiny_bert}")
     np.testing.assert_allclose(st.embed(TEXTS), _by_hand(tiny_bert, TEXTS, "cls"), atol=1e-6)
