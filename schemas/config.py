@@ -162,6 +162,12 @@ class ParaphraseConfig:
     # and against: a pair is never merged when both questions got at least this many answers, each
     # repeated an answer, and they share none (0 turns it off)
     answers_disagree_min: int = 3
+    # long questions (pasted prompts, documents): a question of more than long_question_chars characters is
+    # not embedded for the judge's second space, and a pair with one is never asked of the judge: it merges
+    # only as a near-copy, when the Jaccard similarity of the two normalised texts' character 5-gram sets
+    # reaches long_copy_jaccard (docs/measurements/paraphrase-merging.md, "Long questions"); 0 turns the cut off
+    long_question_chars: int = 256
+    long_copy_jaccard: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -442,6 +448,11 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("config: index.memory_budget_mb must be positive")
     if flat["paraphrase.answers_disagree_min"] < 0:
         raise ConfigError("config: paraphrase.answers_disagree_min must be 0 (off) or positive")
+    if flat["paraphrase.long_question_chars"] < 0:
+        raise ConfigError("config: paraphrase.long_question_chars must be 0 (off) or positive")
+    if not 0.0 < flat["paraphrase.long_copy_jaccard"] <= 1.0:
+        raise ConfigError(f"config: paraphrase.long_copy_jaccard must be within (0, 1], "
+                          f"got {shown(flat['paraphrase.long_copy_jaccard'])}")
     for path in ("retention.keep_versions", "retention.keep_failed"):
         if flat[path] < 0:
             raise ConfigError(f"config: {path} must be 0 (keep all) or positive, got {shown(flat[path])}")

@@ -130,6 +130,11 @@ MEANINGS: dict[str, str] = {
     "paraphrase.answers_min_cosine_zh": "The same for Chinese pairs.",
     "paraphrase.answers_disagree_min": "Never merge a pair when both got at least this many answers, each repeated "
                                        "an answer, and they share none; 0 turns it off.",
+    "paraphrase.long_question_chars": "A question longer than this (characters) is a long one: not embedded for the "
+                                      "judge's second space, and merged only with near-copies (decided lexically); 0: "
+                                      "no question is long.",
+    "paraphrase.long_copy_jaccard": "A pair with a long question merges when the Jaccard similarity of the two "
+                                    "normalised texts' character 5-gram sets reaches this.",
     # grouping
     "grouping.max_answers": "Distinct answers kept (and judged) per entry, the most given first (`--max-answers`).",
     # non_answer

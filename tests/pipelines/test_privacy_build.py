@@ -135,7 +135,7 @@ def test_the_gate_refuses_a_version_with_personal_data_written_past_redaction(lo
 
     base = tmp_path / "base"
     cfg = load_config(None, {**CACHES_ON, "limits.max_question_chars": 500})
-    monkeypatch.setattr(validate, "redact_row", lambda row, redactor: row)  # raw values written on purpose
+    monkeypatch.setattr(validate, "redact_value", lambda value, redactor: value)  # raw values written on purpose
     with pytest.raises(GateRefused, match=r"personal data .* in the published text of qa\.parquet:question"):
         run_build([str(logs)], base, cfg, factory=FakeModels())
     assert BaseLayout(base).current_version() is None

@@ -324,3 +324,64 @@ def test_second_space_vectors_travel_in_the_table_and_are_reused_when_held():
     assert with_second_vectors(second, embedders, [(zh, "zh", seconds[0])])[0][3] == SAME_AS_SPACE
     same = space_tables([("zh", t, t, v, (), SAME_AS_SPACE) for t, v in zip(texts, seconds)])["zh"]
     assert same.second is same.vectors
+
+
+class _NoLongPairsJudge:
+    """Says "same" for every pair it is asked about, and fails the test if asked about a long question."""
+
+    model_id = "fake-no-long-pairs-v1"
+    thresholds = {"en": 0.6, "zh": 0.6}
+
+    def min_cosine(self, sp, probability):
+        return -1.0
+
+    def vetoed(self, a, b, lang):
+        return False
+
+    def judge(self, pairs):
+        assert all(len(p[0]) <= 256 and len(p[1]) <= 256 for p in pairs), "a long question reached the judge"
+        return [(True, 1.0) for _ in pairs]
+
+
+PROMPT = ("Write a Python function that reads a CSV file of orders (order id, customer, amount, date), groups the "
+          "orders by customer and month, and prints a table of each customer's monthly totals sorted by the "
+          "largest total first. Handle missing amounts by skipping the row and log how many rows were skipped. ")
+
+
+def test_a_long_question_merges_only_with_its_near_copies_and_never_reaches_the_judge():
+    from models.paraphrase.near_copy import jaccard
+
+    copy = PROMPT.replace("sorted by", "ordered by").upper()  # a word changed; case does not count
+    other = PROMPT.replace("CSV file of orders", "JSON file of invoices").replace("customer", "vendor")
+    assert len(PROMPT) > 256 and jaccard(PROMPT, copy) >= 0.8 > jaccard(PROMPT, other)
+    cands = [("a", "b", PROMPT, copy, 0.99, (), ()), ("a", "c", PROMPT, other, 0.97, (), ()),
+             ("a", "d", PROMPT, "How do I group orders by customer?", 0.7, (), ()),
+             ("e", "f", "How do I reset my password?", "How to reset my password?", 0.9, (), ())]
+    judged = dict(judge_candidates(_NoLongPairsJudge(), cands, "en", ParaphraseConfig()))
+    assert judged[("a", "b")][:2] == (1.0, True)
+    assert ("a", "c") not in judged and ("a", "d") not in judged  # neither same, nor linked, nor near
+    assert judged[("e", "f")][1] is True  # short pairs are still the judge's
+    # with the cut off (0), every pair is the judge's again
+    with pytest.raises(AssertionError, match="long question reached the judge"):
+        judge_candidates(_NoLongPairsJudge(), cands, "en", ParaphraseConfig(long_question_chars=0))
+
+
+def test_a_long_question_is_not_embedded_for_the_second_space():
+    from pipelines.stages.paraphrase import with_second_vectors
+
+    class _Counting(_SecondHash):
+        seen: list = []
+
+        def embed(self, texts):
+            self.seen.extend(texts)
+            return super().embed(texts)
+
+    emb, second = HashEmbedder(), _Counting()
+    long_q, short_q = _q(PROMPT, 1), _q("How do I reset my password?", 1)
+    placed = [(long_q, "en", emb.embed([PROMPT])[0]), (short_q, "en", emb.embed([short_q.question])[0])]
+    out = with_second_vectors(second, {"en": emb, "zh": second}, placed, long_chars=256)
+    assert second.seen == [short_q.question]
+    assert not out[0][3].any() and out[0][3].shape == (second.dim,) and out[1][3].any()
+    second.seen.clear()
+    with_second_vectors(second, {"en": emb, "zh": second}, placed, long_chars=0)
+    assert second.seen == [PROMPT, short_q.question]

@@ -36,3 +36,17 @@ def test_a_read_reject_is_redacted_as_one_string():
     cut = bad._replace(raw='{"question": "电话1381234…')
     assert redact_reject(cut, Redactor.of()).raw == '{"question": "电话<CUT>…'
     assert redact_reject(bad, Redactor(())) == bad
+
+
+def test_the_worker_memo_gives_every_row_what_validating_it_alone_gives():
+    from pipelines.stages.validate import TextMemo
+
+    rows = [_row("我的手机号是13812345678，为什么收不到验证码？", "回拨021-62345678", 1),
+            _row("my card 4111 1111 1111 1111 was declined?", "", 2),
+            _row("What is the capital of France?", "Paris, call +1 415 555 2671.", 3),
+            _row(None, "orphan answer", 4), _row("x" * 50, "y" * 30, 5), _row("   ", "blank question", 6)]
+    limits = LimitsConfig(max_question_chars=40)
+    memo = TextMemo(max_chars=120)  # small: the memo empties itself while the rows go through twice
+    alone = [validate_row(r, limits, GATE) for r in rows]
+    assert [validate_row(r, limits, GATE, memo=memo) for r in rows + rows] == alone + alone
+    assert 0 < memo._chars <= 120
