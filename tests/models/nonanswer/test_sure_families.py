@@ -110,8 +110,13 @@ def test_a_sure_family_flags_whatever_the_head_scores():
     head = EmbeddingNonAnswer(emb, params)
     items = [("周深的血型", "无法查到周深的血型信息。", "zh"), ("capital of canada", "Ottawa", "en"),
              ("How tall is it?", "I'm sorry, but I can't help with that.", "en")]
+    asked = []
+    embed = emb.embed
+    emb.embed = lambda texts: asked.extend(texts) or embed(texts)
     judged = head.judgements(items)
-    assert all(j.score < 0.01 for j in judged)
+    # the sure family decides alone: its answer is never embedded, and its score says it is sure
+    assert asked == ["Ottawa", "I'm sorry, but I can't help with that."]
+    assert judged[0].score == 1.0 and all(j.score < 0.01 for j in judged[1:])
     assert [(j.reason, j.sure) for j in judged] == [("inability", True), ("non_answer", False), ("refusal", False)]
     # the older families still need the head's word; the sure one does not
     assert [reason for _, reason in head.score(items)] == ["inability", "", ""]
