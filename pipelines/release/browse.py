@@ -199,6 +199,18 @@ def dropped_by_reason(questions: list[dict], thresholds: dict, per_reason: int =
     return out
 
 
+def review_facts(manifest: dict) -> dict:
+    """What the page's review decisions need: ``key``, the localStorage key they are kept under. Every page opened
+    from disk shares one storage (the ``file://`` origin), so the key names this version of this base: its version
+    id and a digest of its manifest's config hash and inputs (two bases built the same millisecond differ); the
+    same version's page written again (``qabase report``) finds the decisions made on it."""
+    ident = json.dumps([manifest.get("version"), manifest.get("config_hash"),
+                        [(f.get("path"), f.get("sha256")) for f in manifest.get("inputs") or []
+                         if isinstance(f, dict)]], sort_keys=True, default=str)
+    digest = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
+    return {"key": f"qabase-review:{manifest.get('version') or '?'}:{digest}"}
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     """Everything the page embeds."""
     qa = _read(version_dir / QA_FILE,
@@ -245,6 +257,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "dropped": {"fields": DROPPED_FIELDS, "rows": dropped},
         "reasons": reasons,
         "data_docs": (manifest.get("quality") or {}).get("data_docs"),
+        "review": review_facts(manifest),
     }
 
 
