@@ -7,6 +7,17 @@ reliability), sorts them, opens any entry to see everything it holds, and browse
 by reason, the ones closest to passing first (a failed GEC by ``gec_score`` descending, and so on).
 The page's state is in its URL hash (``browse.html#q=paris&flag=contradicted``): a link opens a search.
 
+It is also where people review the base. On an opened entry they exclude it, set its answer, split one of its
+forms off, merge it into another entry, or mark it time-sensitive (or not); on a dropped question (not a merged
+one) they keep it; each with an optional note. The page keeps the decisions offline, in the browser's
+``localStorage`` under a key naming this version of this base (:func:`review_facts`: every page opened from disk
+shares the one ``file://`` origin), lists them in its "Decisions" tab with undo, and exports them as a review file
+(``qabase build --review FILE``), one JSON object per line in that file's format (``{"action": "exclude",
+"question": Q, "note": ...}``; ``answer``, ``merge`` with ``into``, ``split`` with ``from``, ``time_sensitive``
+with ``value``, ``keep``), naming each question by its text (an entry by its representative question, a form by
+its own text): as a download (a ``blob:`` URL made in the page, which is no request; the CSP needs no change)
+and as text to copy. Texts the page holds only in part (cut at :data:`MAX_TEXT`) cannot be named from it.
+
 The page is self-contained and makes no request at all: the script and the styles are inline (see
 ``browse.js`` and ``browse.css`` beside this module), the data is one JSON document inside a
 ``<script type="application/json">`` element, escaped so that no log text can end it (:func:`embed_json`),
