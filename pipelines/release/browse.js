@@ -493,19 +493,24 @@
     ]);
     return box;
   }
-  // "keep" on a dropped question (not a merged one: its entry holds it; split it off there)
+  // on a dropped question: "keep" (into the ranking), or for a merged one "split off" (from the entry it joined;
+  // the merges come least sure first, so this is where wrong merges are found)
   function keepCell(d) {
-    if (d.reason === "merged" || CUT.test(d.question)) return h("td");
-    var kept = decisionsOn([d.question]).filter(function (x) { return x.line.action === "keep"; })[0];
-    if (kept) {
-      return h("td", {class: "keep"}, h("span", {class: "chip reviewed"}, "keep"), " ",
-        h("button", {type: "button", class: "linkish undo", onclick: function (ev) { ev.stopPropagation(); undo(decisionId(kept.line)); }}, "undo"));
+    var entry = d.rank != null && byRank[d.rank];
+    var merged = d.reason === "merged";
+    if (CUT.test(d.question) || (merged && (!entry || CUT.test(entry.question)))) return h("td");
+    var line = merged ? {action: "split", question: d.question, from: entry.question} : {action: "keep", question: d.question};
+    var made = R.list.filter(function (x) { return decisionId(x.line) === decisionId(line); })[0];
+    if (made) {
+      return h("td", {class: "keep"}, h("span", {class: "chip reviewed"}, merged ? "split off" : "keep"), " ",
+        h("button", {type: "button", class: "linkish undo", onclick: function (ev) { ev.stopPropagation(); undo(decisionId(made.line)); }}, "undo"));
     }
-    var note = h("input", {type: "text", name: "keep-note", placeholder: "note (optional)", "aria-label": "note for keep",
+    var note = h("input", {type: "text", name: "keep-note", placeholder: "note (optional)", "aria-label": "note",
                            onclick: function (ev) { ev.stopPropagation(); }});
     return h("td", {class: "keep"}, note,
-      h("button", {type: "button", class: "linkish keep", title: "into the ranking although the filter dropped it",
-                   onclick: function (ev) { ev.stopPropagation(); decide({action: "keep", question: d.question}, note.value, d.rank); }}, "keep"));
+      h("button", {type: "button", class: merged ? "split" : "keep",
+                   title: merged ? "never in one entry with #" + d.rank + " again" : "into the ranking although the filter dropped it",
+                   onclick: function (ev) { ev.stopPropagation(); decide(line, note.value, d.rank); }}, merged ? "split off" : "keep"));
   }
   // the Decisions tab: every decision, undo, and the review file to download or copy
   function renderDecisions(main) {
@@ -563,6 +568,8 @@
     add(main, h("label", {class: "file"}, "The review file (JSON lines)", area));
   }
   reviewLoad();
+  // another tab of this page changed the decisions: show them (else its next save would drop this tab's)
+  window.addEventListener("storage", function (ev) { if (ev.key === R.key) { reviewLoad(); reviewChanged(); } });
 
   // --- the page ---
   function render() {

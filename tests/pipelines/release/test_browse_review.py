@@ -33,6 +33,7 @@ TEA = "Which is better, tea or coffee?"
 BITCOIN = "What is the price of bitcoin today?"
 DROPPED = "what is is the answer?"  # a doubled word: low GEC with the fake models
 NEW_ANSWER = "Paris (reviewed).\nIt has been the capital since 987."
+HOSTILE = "</script><img src=x onerror=alert(1)> what is this tag?"  # shown and exported as text
 
 
 def _logs(path: Path) -> Path:
@@ -49,6 +50,7 @@ def _logs(path: Path) -> Path:
     add(BITCOIN, "About 60000 dollars.", 2)
     add("中国的首都是哪里？", "北京是中国的首都。", 3)
     add(DROPPED, "42.", 1)
+    add(HOSTILE, "<img src=x onerror=alert(2)> it is </SCRIPT> a tag <!-- x", 2)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -176,15 +178,21 @@ def test_decisions_of_every_kind_are_kept_and_exported_as_a_review_file(built, c
     row.locator("input[name=keep-note]").fill("a fine question")
     row.locator("button.keep").click()
     expect(page.locator("#tab-decisions")).to_have_text("Decisions (6)")
+    expect(row.locator(".chip.reviewed")).to_have_text("keep")
+    page.click("#reasons button[data-reason=merged]")  # the merged form split off above: the same decision
+    expect(page.locator("#dropped tbody tr", has_text=FRANCE_FORM).locator(".chip.reviewed")).to_have_text("split off")
     # the list marks what was decided; a reload finds every decision again (this browser keeps them)
     page.click("#tab-entries")
     expect(page.locator("#entries tbody tr", has_text=EIFFEL).locator(".chip.reviewed")).to_have_text("reviewed (1)")
+    _exclude(page, HOSTILE, "</textarea><b>x</b>")
     page.reload()
     page.wait_for_selector("html[data-ready]")
-    expect(page.locator("#tab-decisions")).to_have_text("Decisions (6)")
+    expect(page.locator("#tab-decisions")).to_have_text("Decisions (7)")
     text = _download(page)
+    assert page.locator("#decisions tbody tr[data-action=exclude] td.q").all_inner_texts() == [EIFFEL, HOSTILE]
+    assert page.evaluate("document.scripts.length") == 2 and page.locator("img, b").count() == 0
     lines = [json.loads(line) for line in text.splitlines()]
-    assert text.endswith("\n") and len(lines) == 6
+    assert text.endswith("\n") and len(lines) == 7
     assert lines == [
         {"action": "exclude", "question": EIFFEL, "note": "numbers disagree"},
         {"action": "answer", "question": FRANCE, "answer": NEW_ANSWER},
@@ -192,6 +200,7 @@ def test_decisions_of_every_kind_are_kept_and_exported_as_a_review_file(built, c
         {"action": "time_sensitive", "question": BITCOIN, "value": False},
         {"action": "merge", "question": TEA, "into": BITCOIN},
         {"action": "keep", "question": DROPPED, "note": "a fine question"},
+        {"action": "exclude", "question": HOSTILE, "note": "</textarea><b>x</b>"},
     ]
     assert [list(x) for x in lines][:2] == [["action", "question", "note"], ["action", "question", "answer"]]
     assert page.input_value("#review-file") == text  # the text to copy, where a download is not possible
@@ -200,10 +209,10 @@ def test_decisions_of_every_kind_are_kept_and_exported_as_a_review_file(built, c
     assert page.evaluate("navigator.clipboard.readText()") == text
     # undo one; deciding the same thing again replaces it (one answer per question)
     page.locator("#decisions tbody tr[data-action=keep] button.undo").click()
-    expect(page.locator("#tab-decisions")).to_have_text("Decisions (5)")
+    expect(page.locator("#tab-decisions")).to_have_text("Decisions (6)")
     _set_answer(page, FRANCE, "Paris.")
     after = [json.loads(line) for line in _download(page).splitlines()]
-    assert [x["action"] for x in after] == ["exclude", "split", "time_sensitive", "merge", "answer"]
+    assert [x["action"] for x in after] == ["exclude", "split", "time_sensitive", "merge", "exclude", "answer"]
     assert after[-1] == {"action": "answer", "question": FRANCE, "answer": "Paris."}
     # another version's page (another storage key) starts with none of them
     assert page.evaluate("Object.keys(localStorage)") == [browse.review_facts(result.manifest)["key"]]
