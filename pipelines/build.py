@@ -44,8 +44,6 @@ from pipelines.summary import BuildResult, reconcile, stage_table
 from schemas.config import BuildConfig, RetentionConfig
 from pipelines.exits import note_published
 from schemas import layout as L
-from schemas.review import ReviewFile, load_review
-from schemas.review_outcome import outcome_summary, review_outcome
 from schemas.errors import BaseIntegrityError, GateRefused, InputError, PublishError, QabaseError
 from schemas.layout import (
     AGGREGATION_CACHE,
@@ -63,6 +61,8 @@ from schemas.layout import (
     sha256_file,
     sha256_stream,
 )
+from schemas.review import ReviewFile, load_review
+from schemas.review_outcome import outcome_summary, review_outcome
 
 LOG = logging.getLogger("qabase.build")
 MANIFEST_VERSION = 1
