@@ -415,7 +415,7 @@
   }
   function decidedChip(e) {
     var n = entryDecisions(e).length;
-    return n ? h("span", {class: "chip reviewed", title: "you made " + n + " review decision(s) on it"}, "reviewed (" + n + ")") : null;
+    return n ? h("span", {class: "chip decided", title: "you made " + n + " review decision(s) on it on this page (not built yet)"}, "decided (" + n + ")") : null;
   }
   function decisionList(items, withQuestion) {
     return h("ul", {class: "decisions"}, items.map(function (x) {
@@ -502,7 +502,7 @@
     var line = merged ? {action: "split", question: d.question, from: entry.question} : {action: "keep", question: d.question};
     var made = R.list.filter(function (x) { return decisionId(x.line) === decisionId(line); })[0];
     if (made) {
-      return h("td", {class: "keep"}, h("span", {class: "chip reviewed"}, merged ? "split off" : "keep"), " ",
+      return h("td", {class: "keep"}, h("span", {class: "chip decided"}, merged ? "split off" : "keep"), " ",
         h("button", {type: "button", class: "linkish undo", onclick: function (ev) { ev.stopPropagation(); undo(decisionId(made.line)); }}, "undo"));
     }
     var note = h("input", {type: "text", name: "keep-note", placeholder: "note (optional)", "aria-label": "note",

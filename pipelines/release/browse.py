@@ -106,7 +106,8 @@ def entry_flags(r: dict) -> list[str]:
     """The aggregation flags of an entry (``tie``, ``single_answer`` ...) and its marks: ``time_sensitive``,
     ``contradicted``, ``non_answers`` (some answers shown are non-answers), ``instruction_like`` (the served
     answer rests on instruction-like answers: injection.policy flag) and ``instruction_like_answers`` (some
-    answers shown address the model reading them)."""
+    answers shown address the model reading them), and ``reviewed:ACTIONS`` (a review file's decisions took
+    effect on it, ``reviewed:answer,time_sensitive``: qa.parquet ``reviewed``)."""
     out = [f for f in (r.get("flags") or []) if f]
     if r.get("time_sensitive"):
         out.append("time_sensitive")
@@ -118,6 +119,8 @@ def entry_flags(r: dict) -> list[str]:
         out.append("instruction_like")
     if r.get("instruction_like_answers"):
         out.append("instruction_like_answers")
+    if r.get("reviewed"):
+        out.append("reviewed:" + ",".join(r["reviewed"]))
     return out
 
 
@@ -229,7 +232,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                 "answer", "confidence", "vote_margin", "viewpoints", "answers", "total_answers", "distinct_answers",
                 "method", "flags", "aliases", "non_answers", "time_sensitive", "time_sensitive_reason",
                 "logs_period", "agreeing_answers", "contradicted", "contradicting_answers", "reliability",
-                "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason"])
+                "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason",
+                "reviewed"])
     questions = _read(version_dir / QUESTIONS_FILE,
                       ["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason", "rank",
                        "merged_into_reason", "merge_probability", "time_sensitive_score", "time_sensitive_reason",

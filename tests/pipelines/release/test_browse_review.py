@@ -182,12 +182,12 @@ def test_decisions_of_every_kind_are_kept_and_exported_as_a_review_file(built, c
     row.locator("input[name=keep-note]").fill("a fine question")
     row.locator("button.keep").click()
     expect(page.locator("#tab-decisions")).to_have_text("Decisions (6)")
-    expect(row.locator(".chip.reviewed")).to_have_text("keep")
+    expect(row.locator(".chip.decided")).to_have_text("keep")
     page.click("#reasons button[data-reason=merged]")  # the merged form split off above: the same decision
-    expect(page.locator("#dropped tbody tr", has_text=FRANCE_FORM).locator(".chip.reviewed")).to_have_text("split off")
+    expect(page.locator("#dropped tbody tr", has_text=FRANCE_FORM).locator(".chip.decided")).to_have_text("split off")
     # the list marks what was decided; a reload finds every decision again (this browser keeps them)
     page.click("#tab-entries")
-    expect(page.locator("#entries tbody tr", has_text=EIFFEL).locator(".chip.reviewed")).to_have_text("reviewed (1)")
+    expect(page.locator("#entries tbody tr", has_text=EIFFEL).locator(".chip.decided")).to_have_text("decided (1)")
     _exclude(page, HOSTILE, "</textarea><b>x</b>")
     page.reload()
     page.wait_for_selector("html[data-ready]")
@@ -261,5 +261,9 @@ def _build_with_review_and_check(result, logs: Path, review: Path, tmp_path: Pat
     page = _open(context, after.path / BROWSE_FILE)
     assert EIFFEL not in page.locator("#entries").inner_text()
     expect(page.locator("#tab-decisions")).to_have_text("Decisions (0)")  # another version: a fresh list
-    page.locator("#entries tbody tr", has_text=FRANCE).first.click()
+    row = page.locator("#entries tbody tr", has_text=FRANCE).first
+    expect(row.locator(".chip.reviewed")).to_have_text("reviewed:answer")  # what the build applied, as a flag
+    page.select_option("select[name=flag]", "reviewed")
+    expect(page.locator("#entries tbody tr")).to_have_count(1)
+    row.click()
     expect(page.locator("#detail-answer")).to_have_text(NEW_ANSWER)
