@@ -53,6 +53,7 @@ from schemas.layout import (
     INDEX_INFOS_FILE,
     MANIFEST,
     QA_FILE,
+    QUESTIONS_FILE,
     REPORT_FILES,
     STATS_FILE,
     BaseLayout,
@@ -60,6 +61,8 @@ from schemas.layout import (
     sha256_file,
     sha256_stream,
 )
+from schemas.review import ReviewFile, load_review
+from schemas.review_outcome import outcome_summary, review_outcome
 
 LOG = logging.getLogger("qabase.build")
 MANIFEST_VERSION = 1
@@ -163,13 +166,30 @@ def new_pipeline(beam_args: list[str] | None) -> tuple[beam.Pipeline, PipelineOp
         raise QabaseError(f"usage: --runner {runner_name(args)}: cannot import it ({exc})") from None
 
 
+def review_of(cfg: BuildConfig) -> ReviewFile | None:
+    """The config's review file, checked whole (ConfigError naming a bad line), or None without one. Read before
+    anything else: a bad file stops the build before it writes anything."""
+    return load_review(cfg.review.file) if cfg.review.file else None
+
+
+def review_section(staging: Path, review: ReviewFile | None) -> dict | None:
+    """The manifest's ``review``: every decision's status against the version just built (from its
+    questions.parquet: which entry holds each question), or None without a review file."""
+    if review is None:
+        return None
+    table = pq.read_table(staging / QUESTIONS_FILE, columns=["question_key", "entry_key"]).to_pydict()
+    entry_of = dict(zip(table["question_key"], table["entry_key"]))
+    return outcome_summary(review.path, review.sha256, review_outcome(review.decisions, entry_of))
+
+
 def run_pipeline(p: beam.Pipeline, plan: InputPlan, cfg: BuildConfig, staging: str | Path, layout: BaseLayout,
-                 factory: ModelFactory | None):
+                 factory: ModelFactory | None, review: ReviewFile | None = None):
     """Run the Beam graph into ``staging`` (a folder or a prefix in a store); returns (result, seconds, caches)."""
     caches = Caches(str(layout.cache_file(AGGREGATION_CACHE)) if cfg.aggregation.cache else None,
                     str(layout.cache) if cfg.models.cache else None)
     build_graph(p, plan.files, cfg, str(staging), caches,
-                str(plan.prev_state.questions) if plan.prev_state else None, factory)
+                str(plan.prev_state.questions) if plan.prev_state else None, factory,
+                review.decisions if review is not None else ())
     t0 = time.perf_counter()
     result = p.run()
     result.wait_until_finish()
@@ -223,12 +243,16 @@ def draft_manifest(version: str, started: dt.datetime, plan: InputPlan, all_inpu
     }
 
 
-def _nothing_new(layout: BaseLayout, plan: InputPlan, cfg: BuildConfig) -> BuildResult | None:
-    """The latest version, when the plan reads no new file and the config is the same: nothing to build."""
+def _nothing_new(layout: BaseLayout, plan: InputPlan, cfg: BuildConfig,
+                 review: ReviewFile | None = None) -> BuildResult | None:
+    """The latest version, when the plan reads no new file, the config is the same and so is the review file
+    (by digest; none and none alike): nothing to build."""
     if plan.prev_state is None or plan.new_facts:
         return None
     latest = _unchanged(layout, plan.previous)
     if latest.manifest.get("config_hash") != cfg.config_hash():
+        return None
+    if (latest.manifest.get("review") or {}).get("sha256") != (review.sha256 if review is not None else None):
         return None
     LOG.info("no new input and the same config: %s stays latest", plan.previous)
     return latest
@@ -266,9 +290,10 @@ def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: 
         L.check_version_id(version)  # before any work: it names the staging folder, written last of all
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
+    review = review_of(cfg)
     layout = BaseLayout(output)
     plan = plan_inputs(inputs, layout, cfg, full_rebuild)
-    latest = _nothing_new(layout, plan, cfg)
+    latest = _nothing_new(layout, plan, cfg, review)
     if latest is not None:
         _write_missing_report(output, layout, latest)
         yield latest
@@ -277,9 +302,9 @@ def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: 
     version = version or new_version_id()
     with hold_build_lock(layout, version):
         plan = _replan_if_moved(plan, inputs, layout, cfg, full_rebuild)
-        latest = _nothing_new(layout, plan, cfg)
+        latest = _nothing_new(layout, plan, cfg, review)
         yield latest if latest is not None else _stage(plan, output, layout, cfg, pipeline, version, factory,
-                                                       started, t0)
+                                                       started, t0, review)
 
 
 def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: list[str] | None = None,
@@ -296,7 +321,7 @@ def stage_version(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_
 
 def _stage(plan: InputPlan, output: str | Path, layout: BaseLayout, cfg: BuildConfig,
            pipeline: tuple[beam.Pipeline, PipelineOptions], version: str, factory: ModelFactory | None,
-           started: dt.datetime, t0: float) -> BuildResult:
+           started: dt.datetime, t0: float, review: ReviewFile | None = None) -> BuildResult:
     LOG.info("inputs: %d new file(s), %s bytes%s", len(plan.files), f"{sum(f['size'] for f in plan.files):,}",
              f" (continuing the state of {plan.previous})" if plan.prev_state else "")
     p, options = pipeline
@@ -304,7 +329,7 @@ def _stage(plan: InputPlan, output: str | Path, layout: BaseLayout, cfg: BuildCo
     staging = publisher.prepare()
     LOG.info("building version %s in %s", publisher.version, publisher.target)
     try:
-        result, pipeline_s, caches = run_pipeline(p, plan, cfg, publisher.target, layout, factory)
+        result, pipeline_s, caches = run_pipeline(p, plan, cfg, publisher.target, layout, factory, review)
         publisher.pull()  # a remote base: the graph's files into the local working copy
         stats, increment = merge_stats(staging, plan.prev_state)
         t_write = time.perf_counter()
@@ -319,6 +344,7 @@ def _stage(plan: InputPlan, output: str | Path, layout: BaseLayout, cfg: BuildCo
                                   table, index_facts, factory)
         manifest["beam"] = {"runner": options.get_all_options().get("runner"), "sdk": beam.__version__,
                             "pipeline_seconds": round(pipeline_s, 3)}
+        manifest["review"] = review_section(staging, review)
         manifest["build_seconds"] = round(time.perf_counter() - t0, 3)
         calls = model_calls(result)
         if calls is not None:

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"keep questions with intent score > E2 {_config_default(CONFIG_FLAGS['intent_threshold'])}")
     ap.add_argument("--max-answers", type=int, metavar="N",
                     help=f"distinct answers kept per question {_config_default(CONFIG_FLAGS['max_answers'])}")
+    ap.add_argument("--review", metavar="FILE",
+                    help="a review file of people's decisions (exclude, answer, merge, split, time_sensitive, keep; "
+                         "docs/review.md), applied on every build (default: review.file of --config, else none)")
     ap.add_argument("--demo", action="store_true", help="build from built-in sample logs (written to BASE_DIR/demo-logs)")
     ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML and exit")
     ap.add_argument("--full-rebuild", action="store_true",
@@ -146,6 +149,8 @@ def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
     overrides = {key: getattr(args, flag) for flag, key in CONFIG_FLAGS.items() if getattr(args, flag) is not None}
     if args.allow_empty:
         overrides["quality.allow_empty"] = True
+    if args.review is not None:
+        overrides["review.file"] = args.review
     cfg = load_config(args.config, overrides)
     if args.print_config:
         print(config_yaml(cfg), end="")

@@ -36,7 +36,7 @@ from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import unscored
-from pipelines.stages.select import SelectTopK, eligible, question_rows
+from pipelines.stages.select import SelectTopK, eligible, has_answer, question_rows
 from pipelines.stages.validate import (
     AcceptedProfileFn,
     ValidateRows,
@@ -99,13 +99,13 @@ def _count_questions(accepted, staging: str, previous_state: str | None, sinks: 
     return state, questions
 
 
-def _merge_and_score(questions, cfg: BuildConfig, factory: ModelFactory, caches: Caches):
+def _merge_and_score(questions, cfg: BuildConfig, factory: ModelFactory, caches: Caches, review: tuple = ()):
     """(merged, scored): every distinct question placed in its language space and merged into entries (one
     per meaning), then the entries scored in frequency order only as far as the top K needs
     (pipelines.stages.frontier): merged['entries'] holds every entry, scored or not."""
     merged = (questions
               | "Unscored" >> beam.Map(unscored)
-              | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size))
+              | "Paraphrase" >> MergeParaphrases(factory, cfg.paraphrase, cfg.models.batch_size, review))
     frontier = merged["entries"] | "Score" >> ScoreFrontier(
         factory, cfg.filter, candidates_needed(cfg), cfg.time_sensitive.policy == "drop",
         cfg.time_sensitive.policy != "keep", cfg.models.batch_size, caches.folder, cfg.time_sensitive.threshold)
@@ -147,10 +147,10 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
                                                       cfg.non_answer.threshold, candidates_needed(cfg),
                                                       InjectionSettings.of(cfg.injection)))
     selected = (judged
-                | "HasValidAnswer" >> beam.Filter(lambda eg: bool(eg[1].valid))
+                | "HasValidAnswer" >> beam.Filter(lambda eg: has_answer(*eg))
                 | "Select" >> SelectTopK(k))
     table = (judged
-             | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (bool(eg[1].valid), eg[1].shares,
+             | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (has_answer(*eg), eg[1].shares,
                                                                   eg[1].withheld_reason)))
              | "JudgedTable" >> beam.combiners.ToDict())
     sinks.append(merged["entries"]
@@ -197,7 +197,7 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
         count(merged["pairs"], "paraphrase_pairs"),
         named(merged["pairs"] | "MergeDecisions" >> beam.Map(lambda kv: int(kv[1][1])), "paraphrase_merges", sum),
         count(judged, "candidates_judged"),
-        count(judged | "NoValidAnswer" >> beam.Filter(lambda eg: not eg[1].valid), "no_valid_answer"),
+        count(judged | "NoValidAnswer" >> beam.Filter(lambda eg: not has_answer(*eg)), "no_valid_answer"),
         named(judged | "JudgedAnswers" >> beam.Map(lambda eg: len(eg[1].answers)), "answers_judged", sum),
         named(judged | "JudgedNonAnswers" >> beam.Map(lambda eg: sum(a.non_answer for a in eg[1].answers)),
               "non_answers_judged", sum),
@@ -225,14 +225,15 @@ def _stats(read, validated, rejected, questions, scored, merged, judged, selecte
 
 def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: str,
                 caches: Caches = Caches(), previous_state: str | None = None,
-                factory: ModelFactory | None = None) -> None:
+                factory: ModelFactory | None = None, review: tuple = ()) -> None:
     """``previous_state``: state/questions.parquet of the version this build continues (None: count these
-    files alone); ``factory``: the models (default: the registry's for ``cfg``, with the vector cache)."""
+    files alone); ``factory``: the models (default: the registry's for ``cfg``, with the vector cache);
+    ``review``: the review file's decisions (schemas.review.Decision), applied to every entry they touch."""
     factory = factory or RegistryModels.of(cfg, caches.folder)
     sinks: list = []  # every write's result
     read, validated, rejected = _read_and_validate(p, files, cfg, staging, sinks)
     state, questions = _count_questions(validated.accepted, staging, previous_state, sinks)
-    merged, scored = _merge_and_score(questions, cfg, factory, caches)
+    merged, scored = _merge_and_score(questions, cfg, factory, caches, review)
     judged, selected = _select(state, merged, cfg, staging, factory, sinks)
     rows = _aggregate_kept(selected, cfg, factory, caches)
     sinks.append(rows | "Store" >> WriteStore(staging, cfg.index))

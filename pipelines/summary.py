@@ -96,7 +96,7 @@ def format_calls(rows: list[dict]) -> str:
 
 def summary_text(res: BuildResult) -> str:
     if res.unchanged:
-        return (f"no new input (every file was counted before) and the same config: {res.version} stays latest "
+        return (f"no new input (every file was counted before), the same config and review file: {res.version} stays latest "
                 f"({res.path}); --full-rebuild recounts")
     c = res.manifest["counts"]
     lines = [
@@ -120,8 +120,26 @@ def summary_text(res: BuildResult) -> str:
               if isinstance(c, dict)]
     if reused:
         lines.insert(-1, "caches: " + "; ".join(reused))
+    lines[-1:-1] = review_lines(res.manifest.get("review"))
     inc = res.manifest.get("increment") or {}
     if inc.get("mode") == "incremental":
         lines.insert(-1, f"incremental: {len(inc['new_files'])} new file(s), {inc['rows_read']:,} new rows, on top of "
                          f"{inc['base_version']}")
     return "\n".join(lines)
+
+
+def review_lines(review: dict | None, shown: int = 10) -> list[str]:
+    """The summary's lines about the review file: its counts, then each decision not applied (stale or
+    conflicting: never dropped silently), the first ``shown`` of them."""
+    if not review:
+        return []
+    lines = [f"review: {review['decisions']:,} decision(s) in {review['file']}: {review['applied']:,} applied, "
+             f"{review['stale']:,} stale, {review['conflicting']:,} conflicting"]
+    problems = review.get("not_applied", [])
+    for o in problems[:shown]:
+        other = f" / {o['other']!r}" if o.get("other") else ""
+        lines.append(f"  line {o['line']} {o['action']} {o['question']!r}{other}: {o['status']}: {o['detail']}")
+    more = review["stale"] + review["conflicting"] - min(shown, len(problems))
+    if more > 0:
+        lines.append(f"  ... and {more:,} more (the manifest's review.not_applied; `qabase review list`)")
+    return lines

@@ -310,6 +310,14 @@ class RetentionConfig:
 
 
 @dataclass(frozen=True)
+class ReviewConfig:
+    # people's decisions about the base (exclude, answer, merge, split, time_sensitive, keep; docs/review.md),
+    # JSON lines or a YAML list, applied on every build; "" none. `qabase build --review FILE` sets it. Not part
+    # of config_hash by its path: the file's content counts, by its digest (the manifest's review.sha256)
+    file: str = ""
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     input: InputConfig = field(default_factory=InputConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
@@ -326,18 +334,23 @@ class BuildConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
+    review: ReviewConfig = field(default_factory=ReviewConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
 
     def config_hash(self) -> str:
-        """What decides the base: every section but retention (how many versions are kept)."""
-        built = {k: v for k, v in self.to_dict().items() if k not in UNHASHED_SECTIONS}
+        """What decides the base: every section but retention (how many versions are kept) and review (where its
+        file is: the build compares the file's digest, pipelines.build)."""
+        built = {k: v for k, v in self.to_dict().items() if k not in UNHASHED_SECTIONS + BY_DIGEST_SECTIONS}
         payload = json.dumps(built, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 UNHASHED_SECTIONS = ("retention",)  # config sections that change no built file (see config_hash)
+BY_DIGEST_SECTIONS = ("review",)  # sections naming a file whose content, not path, decides the base
+# string keys that may be empty ("": none)
+OPTIONAL_STRINGS = ("review.file",)
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "input.chat_pairs": ("first", "all"),
@@ -373,7 +386,7 @@ def _coerce(path: str, value: Any, typ: Any) -> Any:
             raise ConfigError(f"config: {path} must be a number, got {shown(value)}")
         return float(value)
     if typ is str:
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str) or (not value and path not in OPTIONAL_STRINGS):
             raise ConfigError(f"config: {path} must be a non-empty string, got {shown(value)}")
         return value
     if origin is tuple and dataclasses.is_dataclass(typing.get_args(typ)[0]):

@@ -38,6 +38,7 @@ SECTIONS: dict[str, str] = {
     "index": "The FAISS indexes published with each version.",
     "quality": "The quality gate that every version passes before it is published.",
     "retention": "How many versions and refused reports a base keeps.",
+    "review": "People's decisions about the base, applied on every build (docs/review.md).",
 }
 
 MEANINGS: dict[str, str] = {
@@ -215,6 +216,11 @@ MEANINGS: dict[str, str] = {
     "retention.keep_versions": "Published versions kept besides the one `latest` names and those a service is "
                                "serving (after each publish and by `qabase gc`); 0 keeps all.",
     "retention.keep_failed": "Reports of refused versions (`failed/<version>/`) kept; 0 keeps all.",
+    # review
+    "review.file": "A review file (JSON lines, or a YAML list): exclude / answer / merge / split / time_sensitive / "
+                   "keep decisions naming questions by any form's text, applied on every build, full or incremental "
+                   "(`--review FILE`; docs/review.md); \"\" none. Its content counts, by digest, not its path: "
+                   "a changed file alone makes a new version.",
 }
 
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "true/false"}

@@ -78,4 +78,8 @@ QA_SCHEMA = pa.schema([
     pa.field("contradicting_answers", pa.int64(), nullable=False),
     pa.field("reliability", pa.float64(), nullable=False),
     pa.field("reliability_parts", RELIABILITY_PARTS, nullable=False),
+    # what a reviewer decided about the entry (the review file's actions that took effect on it, sorted:
+    # answer, exclude, keep, merge, split, time_sensitive; empty when none) and their notes, joined with "; "
+    pa.field("reviewed", pa.list_(pa.string()), nullable=False),
+    pa.field("review_note", pa.string(), nullable=False),
 ])

@@ -108,6 +108,8 @@ class Entry(NamedTuple):
     representative: Optional[ScoredQuestion]
     members: tuple
     links: dict
+    # a reviewer's overrides (schemas.review_outcome.EntryReview), None when no decision touches the entry
+    review: object = None
 
     @property
     def key(self) -> str:
@@ -146,6 +148,7 @@ class KeptQuestion(NamedTuple):
     # (question, count) of every form of the entry, the representative first (schemas.qa ALIAS)
     aliases: tuple = ()
     forms: FormVectors | None = None  # None: no language index for this entry
+    review: object = None  # the entry's schemas.review_outcome.EntryReview, or None
 
 
 class AnswerCount(NamedTuple):

@@ -81,7 +81,7 @@
   function readHash() {
     var p = new URLSearchParams(location.hash.replace(/^#/, ""));
     Object.keys(DEFAULTS).forEach(function (k) { S[k] = p.has(k) ? p.get(k) : DEFAULTS[k]; });
-    if (S.view !== "dropped") S.view = "entries";
+    if (S.view !== "dropped" && S.view !== "decisions") S.view = "entries";
   }
   function hashOf() {
     var p = new URLSearchParams();
@@ -186,7 +186,7 @@
           e.as_of ? h("div", {class: "asof"}, e.as_of) : null),
         h("td", null, e.lang), h("td", null, e.qtype),
         h("td", {class: "num"}, int(e.frequency)), h("td", {class: "num"}, fmt(e.confidence)),
-        h("td", {class: "num"}, fmt(e.reliability)), h("td", null, flagChips(e.flags)));
+        h("td", {class: "num"}, fmt(e.reliability)), h("td", null, flagChips(e.flags), decidedChip(e)));
       body.appendChild(tr);
     });
     add(box, h("table", {class: "list", id: "entries"},
@@ -246,6 +246,7 @@
         h("h3", null, "Answer"),
         h("div", {class: "answer", lang: lang, id: "detail-answer"}, e.answer),
         e.as_of ? h("div", {class: "asof", id: "detail-asof"}, e.as_of) : null,
+        reviewBox(e),
         h("h3", null, "Confidence and reliability"),
         h("div", {class: "bars"}, bar("confidence", e.confidence), bar("reliability", e.reliability),
           Object.keys(e.parts).map(function (k) { return bar(k, e.parts[k]); })),
@@ -328,7 +329,7 @@
     add(box, h("table", {class: "list", id: "dropped"},
       h("thead", null, h("tr", null, h("th", {class: "num"}, "#"), h("th", null, "Question"), h("th", null, "How close"),
         h("th", {class: "num"}, "Asks"), h("th", null, "Lang"), h("th", {class: "num"}, "GEC"), h("th", {class: "num"}, "Intent"),
-        h("th", null, "Counted toward"))),
+        h("th", null, "Counted toward"), h("th", null, "Review"))),
       h("tbody", null, rows.map(function (d, i) {
         var entry = d.rank != null && byRank[d.rank];
         return h("tr", {onclick: entry ? function () { openEntry(d.rank); } : null, class: entry ? null : "inert",
@@ -339,9 +340,236 @@
           h("td", {class: "num"}, int(d.frequency)), h("td", null, d.lang),
           h("td", {class: "num"}, fmt(d.gec, 3)), h("td", {class: "num"}, fmt(d.intent, 3)),
           h("td", {lang: entry ? langOf(entry.lang) : null}, entry ? "#" + d.rank + " " + clip(entry.question, 60) :
-            (d.rank != null ? "entry #" + d.rank : ""), d.merged_into ? h("div", {class: "muted"}, clip(d.merged_into, 160)) : null));
+            (d.rank != null ? "entry #" + d.rank : ""), d.merged_into ? h("div", {class: "muted"}, clip(d.merged_into, 160)) : null),
+          keepCell(d));
       }))));
   }
+
+  // --- review decisions: made on the page, kept in this browser, exported as a review file ---
+  // A decision is one line of a review file (`qabase build --review FILE`, docs/reference/outputs.md):
+  // {"action": "exclude"|"answer"|"merge"|"split"|"time_sensitive"|"keep", "question": Q, ...}, naming questions
+  // by their text. They are kept in localStorage under this version's key (D.review.key), so they outlive a reload
+  // and stay apart from other bases' pages opened from the same disk (every file:// page shares one storage).
+  var R = {key: (D.review && D.review.key) || ("qabase-review:" + (D.version || "?")), list: [], saved: true, error: ""};
+  var CUT = /… \[[0-9,]+ more characters\]$/;  // browse.py's _cut: a text the page holds only in part
+  var ACTIONS = {exclude: "exclude", answer: "set the answer", merge: "merge into", split: "split off",
+                 time_sensitive: "time-sensitive", keep: "keep (into the ranking)"};
+  function reviewLoad() {
+    try {
+      var raw = window.localStorage.getItem(R.key);
+      var stored = raw ? JSON.parse(raw) : null;
+      R.list = stored && Array.isArray(stored.decisions) ? stored.decisions.filter(function (x) {
+        return x && x.line && ACTIONS[x.line.action] && typeof x.line.question === "string";
+      }) : [];
+    } catch (err) {
+      R.list = []; R.saved = false; R.error = "this browser keeps nothing for this page (" + err.name + "): export before closing it";
+    }
+  }
+  function reviewSave() {
+    try {
+      if (R.list.length) window.localStorage.setItem(R.key, JSON.stringify({format: 1, version: D.version, decisions: R.list}));
+      else window.localStorage.removeItem(R.key);
+      R.saved = true; R.error = "";
+    } catch (err) {
+      R.saved = false; R.error = "not saved in this browser (" + err.name + "): export before closing the page";
+    }
+  }
+  // one decision per action and question (a split: per pair); a new one replaces the old
+  function decisionId(line) { return line.action + "\u0000" + line.question + (line.action === "split" ? "\u0000" + line.from : ""); }
+  function decide(line, note, rank) {
+    note = String(note || "").trim();
+    if (note) line.note = note;
+    var id = decisionId(line);
+    R.list = R.list.filter(function (x) { return decisionId(x.line) !== id; });
+    R.list.push({line: line, rank: rank == null ? null : rank, made: new Date().toISOString()});
+    reviewSave();
+    reviewChanged();
+  }
+  function undo(id) {
+    R.list = R.list.filter(function (x) { return decisionId(x.line) !== id; });
+    reviewSave();
+    reviewChanged();
+  }
+  function reviewChanged() {
+    var tab = document.getElementById("tab-decisions");
+    if (tab) tab.textContent = "Decisions (" + R.list.length + ")";
+    if (S.view === "decisions") renderDecisions(document.querySelector("main"));
+    else if (S.view === "dropped") renderDroppedRows();
+    else renderList();
+    if (S.entry) { var top = (document.getElementById("detail") || {}).scrollTop; renderDetail(); restoreScroll(top); }
+  }
+  function restoreScroll(top) { var p = document.getElementById("detail"); if (p && top) p.scrollTop = top; }
+  function decisionsOn(questions) {
+    return R.list.filter(function (x) {
+      return questions.indexOf(x.line.question) >= 0 || (x.line.action === "split" && questions.indexOf(x.line.from) >= 0);
+    });
+  }
+  function entryDecisions(e) { return decisionsOn([e.question]); }
+  function describe(line) {
+    var what = line.action === "answer" ? clip(line.answer, 200) : line.action === "merge" ? "into: " + line.into :
+      line.action === "split" ? "from: " + line.from : line.action === "time_sensitive" ? (line.value ? "true" : "false") : "";
+    return what;
+  }
+  function reviewLines() {
+    return R.list.map(function (x) { return JSON.stringify(x.line) + "\n"; }).join("");
+  }
+  function decidedChip(e) {
+    var n = entryDecisions(e).length;
+    return n ? h("span", {class: "chip decided", title: "you made " + n + " review decision(s) on it on this page (not built yet)"}, "decided (" + n + ")") : null;
+  }
+  function decisionList(items, withQuestion) {
+    return h("ul", {class: "decisions"}, items.map(function (x) {
+      var id = decisionId(x.line);
+      return h("li", {"data-action": x.line.action},
+        h("b", null, ACTIONS[x.line.action]), " ",
+        withQuestion ? h("span", {class: "dq"}, x.line.question) : null,
+        describe(x.line) ? h("span", {class: "muted"}, (withQuestion ? " · " : "") + describe(x.line)) : null,
+        x.line.note ? h("span", {class: "muted"}, " · note: " + x.line.note) : null, " ",
+        h("button", {type: "button", class: "linkish undo", onclick: function () { undo(id); }}, "undo"));
+    }));
+  }
+  // the controls on an opened entry
+  function reviewBox(e) {
+    var mine = entryDecisions(e);
+    var box = h("details", {id: "review", open: mine.length ? true : null});
+    add(box, h("summary", null, "Review this entry" + (mine.length ? " (" + mine.length + " decision(s))" : "")));
+    if (CUT.test(e.question)) {
+      add(box, h("p", {class: "muted"}, "This question is longer than the page holds; name it in a review file by hand."));
+      return box;
+    }
+    var note = h("input", {type: "text", name: "review-note", maxlength: 2000, placeholder: "note (optional): why",
+                           "aria-label": "note for the decision"});
+    function act(id, label, make) {
+      return h("button", {type: "button", id: id, onclick: function () {
+        var line = make();
+        if (line) decide(line, note.value, e.rank);
+      }}, label);
+    }
+    var answer = h("textarea", {name: "review-answer", rows: 4, "aria-label": "the answer to serve", lang: langOf(e.lang)});
+    answer.value = CUT.test(e.answer) ? "" : e.answer;
+    var forms = e.aliases.slice(1).filter(function (a) { return !CUT.test(a[0]); });
+    var split = h("select", {name: "review-split", "aria-label": "form to split off"},
+      forms.map(function (a) { return h("option", {value: a[0], text: clip(a[0], 120) + " (×" + a[1] + ")"}); }));
+    var into = h("select", {name: "review-merge-into", "aria-label": "entry to merge into"});
+    function fillInto(text) {
+      var q = norm(String(text || "").trim()), n = 0;
+      into.textContent = "";
+      E.forEach(function (o) {
+        if (n >= 50 || o === e || CUT.test(o.question) || (q && hay(o).indexOf(q) < 0)) return;
+        into.appendChild(h("option", {value: String(o.rank), text: "#" + o.rank + " " + clip(o.question, 110)}));
+        n++;
+      });
+    }
+    fillInto("");
+    var find = h("input", {type: "search", name: "review-merge-search", placeholder: "find the entry…",
+                           "aria-label": "find the entry to merge into", oninput: function (ev) { fillInto(ev.target.value); }});
+    var ts = e.flags.indexOf("time_sensitive") >= 0;
+    add(box, [
+      h("div", {class: "rv"}, h("label", null, "Note (goes with the decision you make next)", note)),
+      h("div", {class: "rv"}, act("review-exclude", "Exclude from the base", function () {
+        return {action: "exclude", question: e.question};
+      }), h("span", {class: "muted"}, " the next entry takes its place")),
+      h("div", {class: "rv"}, h("label", null, "Set the answer", answer),
+        act("review-answer", "Serve this answer", function () {
+          var text = answer.value.trim();
+          if (!text || text === e.answer) { answer.focus(); return null; }
+          return {action: "answer", question: e.question, answer: text};
+        })),
+      h("div", {class: "rv"}, h("label", null, "Split a form off (it never shares an entry with this question again)",
+        forms.length ? split : h("span", {class: "muted"}, "no other form on this page")),
+        forms.length ? act("review-split", "Split it off", function () {
+          return {action: "split", question: split.value, from: e.question};
+        }) : null),
+      h("div", {class: "rv"}, h("label", null, "Merge into another entry (its forms and asks join that entry)", find, into),
+        act("review-merge", "Merge into it", function () {
+          var other = byRank[into.value];
+          return other ? {action: "merge", question: e.question, into: other.question} : null;
+        })),
+      h("div", {class: "rv"}, h("span", null, "Time-sensitive (now " + (ts ? "yes" : "no") + "): "),
+        act("review-ts-yes", "mark time-sensitive", function () { return {action: "time_sensitive", question: e.question, value: true}; }),
+        " ",
+        act("review-ts-no", "mark not time-sensitive", function () { return {action: "time_sensitive", question: e.question, value: false}; })),
+      mine.length ? decisionList(mine, false) : null
+    ]);
+    return box;
+  }
+  // on a dropped question: "keep" (into the ranking), or for a merged one "split off" (from the entry it joined;
+  // the merges come least sure first, so this is where wrong merges are found)
+  function keepCell(d) {
+    var entry = d.rank != null && byRank[d.rank];
+    var merged = d.reason === "merged";
+    if (CUT.test(d.question) || (merged && (!entry || CUT.test(entry.question)))) return h("td");
+    var line = merged ? {action: "split", question: d.question, from: entry.question} : {action: "keep", question: d.question};
+    var made = R.list.filter(function (x) { return decisionId(x.line) === decisionId(line); })[0];
+    if (made) {
+      return h("td", {class: "keep"}, h("span", {class: "chip decided"}, merged ? "split off" : "keep"), " ",
+        h("button", {type: "button", class: "linkish undo", onclick: function (ev) { ev.stopPropagation(); undo(decisionId(made.line)); }}, "undo"));
+    }
+    var note = h("input", {type: "text", name: "keep-note", placeholder: "note (optional)", "aria-label": "note",
+                           onclick: function (ev) { ev.stopPropagation(); }});
+    return h("td", {class: "keep"}, note,
+      h("button", {type: "button", class: merged ? "split" : "keep",
+                   title: merged ? "never in one entry with #" + d.rank + " again" : "into the ranking although the filter dropped it",
+                   onclick: function (ev) { ev.stopPropagation(); decide(line, note.value, d.rank); }}, merged ? "split off" : "keep"));
+  }
+  // the Decisions tab: every decision, undo, and the review file to download or copy
+  function renderDecisions(main) {
+    if (!main) return;
+    main.textContent = "";
+    var text = reviewLines();
+    add(main, h("div", {class: "note"}, "Decisions made on this page are kept in this browser (for version " + (D.version || "?") +
+      ") until you undo them. Export them as a review file and build with it: ", h("code", null, "qabase build … --review FILE"),
+      " (append the lines to the review file you already use; each line names a question by its text)."));
+    if (R.error) add(main, h("div", {class: "note warn", id: "review-error"}, R.error));
+    if (!R.list.length) {
+      add(main, h("div", {class: "empty", id: "decisions-empty"}, "No decision yet: open an entry and use \"Review this entry\", or keep a dropped question."));
+      return;
+    }
+    var status = h("span", {class: "muted", id: "export-status"});
+    var area = h("textarea", {id: "review-file", readonly: true, rows: Math.min(12, R.list.length + 1), "aria-label": "the review file"});
+    area.value = text;
+    var clear = h("button", {type: "button", id: "decisions-clear", onclick: function () {
+      if (clear.getAttribute("data-armed")) { R.list = []; reviewSave(); reviewChanged(); return; }
+      clear.setAttribute("data-armed", "1");
+      clear.textContent = "Click again to drop all " + R.list.length + " decisions";
+    }}, "Clear all");
+    add(main, h("div", {class: "bar"},
+      h("button", {type: "button", id: "decisions-download", onclick: function () {
+        var url = URL.createObjectURL(new Blob([reviewLines()], {type: "application/x-ndjson;charset=utf-8"}));
+        var a = h("a", {href: url, download: "review-" + (D.version || "base") + ".jsonl"});
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+        status.textContent = "downloaded " + R.list.length + " decision(s)";
+      }}, "Download review file (.jsonl)"),
+      h("button", {type: "button", id: "decisions-copy", onclick: function () {
+        function fallback() {
+          area.focus(); area.select();
+          var ok = false;
+          try { ok = document.execCommand("copy"); } catch (err) { ok = false; }
+          status.textContent = ok ? "copied" : "select the text below and copy it";
+        }
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(reviewLines()).then(function () { status.textContent = "copied"; }, fallback);
+        } else fallback();
+      }}, "Copy"), clear, status));
+    add(main, h("table", {class: "list", id: "decisions"},
+      h("thead", null, h("tr", null, h("th", {class: "num"}, "#"), h("th", null, "Action"), h("th", null, "Question"),
+        h("th", null, "What"), h("th", null, "Note"), h("th", null, ""))),
+      h("tbody", null, R.list.map(function (x, i) {
+        var id = decisionId(x.line), entry = x.rank != null && byRank[x.rank];
+        return h("tr", {"data-action": x.line.action, class: entry ? null : "inert",
+                        onclick: entry ? function () { openEntry(x.rank); } : null},
+          h("td", {class: "num muted"}, i + 1), h("td", null, ACTIONS[x.line.action]),
+          h("td", {class: "q"}, x.line.question), h("td", null, describe(x.line)), h("td", {class: "muted"}, x.line.note || ""),
+          h("td", null, h("button", {type: "button", class: "linkish undo", onclick: function (ev) { ev.stopPropagation(); undo(id); }}, "undo")));
+      }))));
+    add(main, h("label", {class: "file"}, "The review file (JSON lines)", area));
+  }
+  reviewLoad();
+  // another tab of this page changed the decisions: show them (else its next save would drop this tab's)
+  window.addEventListener("storage", function (ev) { if (ev.key === R.key) { reviewLoad(); reviewChanged(); } });
 
   // --- the page ---
   function render() {
@@ -359,12 +587,16 @@
         h("button", {type: "button", id: "tab-entries", class: S.view === "entries" ? "on" : null,
                      onclick: function () { S.view = "entries"; writeHash(false); render(); }}, "Entries (" + int(L.entries_total) + ")"),
         h("button", {type: "button", id: "tab-dropped", class: S.view === "dropped" ? "on" : null,
-                     onclick: function () { S.view = "dropped"; writeHash(false); render(); }}, "Dropped questions (" + int(dropped) + ")")));
+                     onclick: function () { S.view = "dropped"; writeHash(false); render(); }}, "Dropped questions (" + int(dropped) + ")"),
+        h("button", {type: "button", id: "tab-decisions", class: S.view === "decisions" ? "on" : null,
+                     onclick: function () { S.view = "decisions"; writeHash(false); render(); }}, "Decisions (" + R.list.length + ")")));
     var main = h("main");
     app.appendChild(header);
     app.appendChild(main);
     if (S.view === "dropped") {
       renderDropped(main);
+    } else if (S.view === "decisions") {
+      renderDecisions(main);
     } else {
       add(main, entriesBar());
       if (L.entries_shown < L.entries_total) {

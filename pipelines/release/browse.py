@@ -7,6 +7,17 @@ reliability), sorts them, opens any entry to see everything it holds, and browse
 by reason, the ones closest to passing first (a failed GEC by ``gec_score`` descending, and so on).
 The page's state is in its URL hash (``browse.html#q=paris&flag=contradicted``): a link opens a search.
 
+It is also where people review the base. On an opened entry they exclude it, set its answer, split one of its
+forms off, merge it into another entry, or mark it time-sensitive (or not); on a dropped question (not a merged
+one) they keep it; each with an optional note. The page keeps the decisions offline, in the browser's
+``localStorage`` under a key naming this version of this base (:func:`review_facts`: every page opened from disk
+shares the one ``file://`` origin), lists them in its "Decisions" tab with undo, and exports them as a review file
+(``qabase build --review FILE``), one JSON object per line in that file's format (``{"action": "exclude",
+"question": Q, "note": ...}``; ``answer``, ``merge`` with ``into``, ``split`` with ``from``, ``time_sensitive``
+with ``value``, ``keep``), naming each question by its text (an entry by its representative question, a form by
+its own text): as a download (a ``blob:`` URL made in the page, which is no request; the CSP needs no change)
+and as text to copy. Texts the page holds only in part (cut at :data:`MAX_TEXT`) cannot be named from it.
+
 The page is self-contained and makes no request at all: the script and the styles are inline (see
 ``browse.js`` and ``browse.css`` beside this module), the data is one JSON document inside a
 ``<script type="application/json">`` element, escaped so that no log text can end it (:func:`embed_json`),
@@ -95,7 +106,8 @@ def entry_flags(r: dict) -> list[str]:
     """The aggregation flags of an entry (``tie``, ``single_answer`` ...) and its marks: ``time_sensitive``,
     ``contradicted``, ``non_answers`` (some answers shown are non-answers), ``instruction_like`` (the served
     answer rests on instruction-like answers: injection.policy flag) and ``instruction_like_answers`` (some
-    answers shown address the model reading them)."""
+    answers shown address the model reading them), and ``reviewed:ACTIONS`` (a review file's decisions took
+    effect on it, ``reviewed:answer,time_sensitive``: qa.parquet ``reviewed``)."""
     out = [f for f in (r.get("flags") or []) if f]
     if r.get("time_sensitive"):
         out.append("time_sensitive")
@@ -107,6 +119,8 @@ def entry_flags(r: dict) -> list[str]:
         out.append("instruction_like")
     if r.get("instruction_like_answers"):
         out.append("instruction_like_answers")
+    if r.get("reviewed"):
+        out.append("reviewed:" + ",".join(r["reviewed"]))
     return out
 
 
@@ -199,6 +213,18 @@ def dropped_by_reason(questions: list[dict], thresholds: dict, per_reason: int =
     return out
 
 
+def review_facts(manifest: dict) -> dict:
+    """What the page's review decisions need: ``key``, the localStorage key they are kept under. Every page opened
+    from disk shares one storage (the ``file://`` origin), so the key names this version of this base: its version
+    id and a digest of its manifest's config hash and inputs (two bases built the same millisecond differ); the
+    same version's page written again (``qabase report``) finds the decisions made on it."""
+    ident = json.dumps([manifest.get("version"), manifest.get("config_hash"),
+                        [(f.get("path"), f.get("sha256")) for f in manifest.get("inputs") or []
+                         if isinstance(f, dict)]], sort_keys=True, default=str)
+    digest = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
+    return {"key": f"qabase-review:{manifest.get('version') or '?'}:{digest}"}
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     """Everything the page embeds."""
     qa = _read(version_dir / QA_FILE,
@@ -206,7 +232,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                 "answer", "confidence", "vote_margin", "viewpoints", "answers", "total_answers", "distinct_answers",
                 "method", "flags", "aliases", "non_answers", "time_sensitive", "time_sensitive_reason",
                 "logs_period", "agreeing_answers", "contradicted", "contradicting_answers", "reliability",
-                "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason"])
+                "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason",
+                "reviewed"])
     questions = _read(version_dir / QUESTIONS_FILE,
                       ["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason", "rank",
                        "merged_into_reason", "merge_probability", "time_sensitive_score", "time_sensitive_reason",
@@ -245,6 +272,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "dropped": {"fields": DROPPED_FIELDS, "rows": dropped},
         "reasons": reasons,
         "data_docs": (manifest.get("quality") or {}).get("data_docs"),
+        "review": review_facts(manifest),
     }
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE
+from schemas.review_outcome import EXCLUDED_REASON
 
 EXAMPLES_PER_REASON = 3
 MERGES_SHOWN = 15
@@ -149,6 +150,18 @@ def reliability_view(qa: list[dict]) -> dict:
     }
 
 
+def review_view(manifest: dict, questions: list[dict], qa: list[dict]) -> dict:
+    """The review file's decisions in this version (the manifest's ``review``): counts per status, the decisions
+    not applied (stale or conflicting, with why), and the entries a reviewer touched."""
+    rv = manifest.get("review") or {}
+    touched = Counter(a for r in qa for a in (r.get("reviewed") or []))
+    return {"file": rv.get("file"), "sha256": rv.get("sha256"), "decisions": rv.get("decisions", 0),
+            "applied": rv.get("applied", 0), "stale": rv.get("stale", 0), "conflicting": rv.get("conflicting", 0),
+            "not_applied": rv.get("not_applied", []), "entries_touched": sum(1 for r in qa if r.get("reviewed")),
+            "actions_in_base": dict(sorted(touched.items())),
+            "excluded": sum(1 for q in questions if q["reason"] == EXCLUDED_REASON)}
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     c = manifest["counts"]
     questions = _read(version_dir / QUESTIONS_FILE,
@@ -160,7 +173,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                                        "viewpoints", "lang", "flags", "aliases", "answer", "answers", "non_answers",
                                        "time_sensitive", "time_sensitive_reason", "logs_period", "reliability",
                                        "reliability_parts", "contradicted", "contradicting_answers",
-                                       "instruction_like_answers", "instruction_like", "instruction_like_reason"])
+                                       "instruction_like_answers", "instruction_like", "instruction_like_reason",
+                                       "reviewed"])
     cfg = manifest.get("config", {})
     examples: dict[str, list[dict]] = {}
     for r in rejected:
@@ -198,6 +212,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "instruction_like": instruction_like(questions, qa, cfg.get("injection", {}).get("policy", "exclude")),
         "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
         "reliability": reliability_view(qa),
+        "review": review_view(manifest, questions, qa),
         "frequencies": [r["frequency"] for r in qa],
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
@@ -379,6 +394,24 @@ def _reliability_section(rel: dict, img) -> list[str]:
     ]
 
 
+def _review_section(rv: dict) -> list[str]:
+    head = "<h2 id='review'>Review decisions</h2>"
+    if not rv.get("file"):
+        return [head, "<p>No review file (<code>--review FILE</code>, docs/review.md).</p>"]
+    e = html.escape
+    actions = ", ".join(f"{a} {n}" for a, n in rv["actions_in_base"].items()) or "none"
+    return [
+        head,
+        f"<p>{e(str(rv['file']))} (sha256 {e(str(rv['sha256'])[:12])}…): {rv['decisions']:,} decisions, "
+        f"{rv['applied']:,} applied, {rv['stale']:,} stale (a question no longer in the logs), {rv['conflicting']:,} "
+        f"conflicting (another decision wins). {rv['entries_touched']:,} published entries carry a reviewer's "
+        f"decision ({e(actions)}); {rv['excluded']:,} entries excluded.</p>",
+        _table([[o["line"], o["action"], o["question"] + (f" / {o['other']}" if o.get("other") else ""), o["status"],
+                 o["detail"]] for o in rv["not_applied"]] or [["none", "", "", "", ""]],
+               ["line", "action", "question", "status", "why"]),
+    ]
+
+
 def _privacy_section(pv: dict) -> list[str]:
     if not pv.get("redact"):
         return ["<h2 id='personal-data'>Personal data</h2>",
@@ -462,6 +495,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         *([] if "instruction_like" not in f else _instruction_section(f["instruction_like"])),
         *_time_section(f["time_sensitive"]),
         *_reliability_section(f["reliability"], img),
+        *_review_section(f.get("review") or {}),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
         img("per_question", "answers and viewpoints per question"), "</div>",
         _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from apache_beam.ml.inference.base import RunInference
 
+from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.registry import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.records import AnswerGroup, KeptQuestion
+from schemas.review_outcome import REVIEWED_METHOD
 
 
 def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
@@ -21,6 +23,9 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
     voting_instructions = [a.instruction_reason for a in group.valid if a.instruction_like]
     parts = reliability_parts(signals, sum(a.count for a in group.answers), group.non_answer_rows,
                               q.time_sensitive)
+    review = kept.review
+    if agg.method == REVIEWED_METHOD:  # a reviewer vouches for the answer: only its freshness can pull it down
+        parts = {**{name: 1.0 for name in parts}, "fresh": parts["fresh"]}
     return {
         "qid": kept.qid, "question": q.question, "question_key": q.key, "lang": q.lang,
         "frequency": q.frequency, "rank": kept.rank, "gec_score": q.gec_score, "intent_score": q.intent_score,
@@ -44,15 +49,30 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
         "agreeing_answers": signals.agreeing_answers, "contradicted": signals.contradicted,
         "contradicting_answers": signals.contradicting_answers,
         "reliability": reliability(parts), "reliability_parts": parts,
+        "reviewed": list(review.actions) if review is not None else [],
+        "review_note": "; ".join(review.notes) if review is not None else "",
         "vector": kept.vector, "forms": kept.forms,
     }
 
 
+def reviewed_answer(kept: KeptQuestion) -> str | None:
+    """The answer a reviewer set for the entry, or None."""
+    return kept.review.answer if kept.review is not None else None
+
+
 def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) -> list[dict]:
-    # only the answers that answer: a non-answer never wins a vote nor forms or supports a viewpoint
-    groups = [(k.scored.question, k.qtype, k.scored.lang, list(g.valid)) for k, g in batch]
-    results = aggregator.aggregate_many(groups)
-    return [qa_row(k, g, agg) for (k, g), agg in zip(batch, results)]
+    # only the answers that answer: a non-answer never wins a vote nor forms or supports a viewpoint; an entry
+    # whose answer a reviewer set is served that answer, its logged answers kept in `answers` for reference
+    todo = [(k, g) for k, g in batch if reviewed_answer(k) is None]
+    results = iter(aggregator.aggregate_many([(k.scored.question, k.qtype, k.scored.lang, list(g.valid))
+                                              for k, g in todo]) if todo else [])
+    out = []
+    for k, g in batch:
+        text = reviewed_answer(k)
+        agg = (next(results) if text is None
+               else AggregateResult(text, 1.0, 1.0, [], REVIEWED_METHOD, []))
+        out.append(qa_row(k, g, agg))
+    return out
 
 
 class AggregateHandler(MeteredHandler):

@@ -59,7 +59,7 @@ def embed_kept(embedder, qtyper, batch: list[tuple[int, Entry]], subjective_thre
     out = []
     for (rank, e), q, vec, (qtype, qscore), f in zip(batch, reps, mat, types, forms):
         out.append(KeptQuestion(e.qid, rank, q._replace(vectors={}), vec, qtype, round(qscore, 6), aliases(e),
-                                None if f is None else FormVectors(*f)))
+                                None if f is None else FormVectors(*f), e.review))
     return out
 
 

@@ -40,6 +40,7 @@ from models.registry import ModelFactory
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
 from schemas.config import ParaphraseConfig
 from schemas.records import Entry, ScoredQuestion
+from schemas.review_outcome import by_key, decisions_of_entry, entry_review, merge_groups
 from schemas.text import question_id
 
 STAGE = "paraphrase"
@@ -157,7 +158,7 @@ def pooled(signatures) -> tuple:
     return tuple(sorted(total.items()))
 
 
-def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[str, tuple]:
+def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0, apart: frozenset = frozenset()) -> dict[str, tuple]:
     """Groups from judged pairs ``((a, b), (probability, same?, cosine, answer overlap, linked?, answers a,
     answers b))`` (judge_candidates): {member key: (group id, the key it was merged with, probability, answer
     overlap)} for members of groups of two or more.
@@ -165,7 +166,8 @@ def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[s
     "Same" pairs merge, most probable first (ties by keys). Two groups join only if every pair across them
     is linked (judged close), or is near (cosine above the answers' bar) while the two groups' pooled
     answers coincide (``answers_min_overlap``): a form asked twice has too few answers to match each other
-    rare form, but it matches its group's."""
+    rare form, but it matches its group's. ``apart``: (a, b) key pairs (a < b) a reviewer split: two groups
+    with such a pair across them never join, whatever the judge says (so A~C and C~B never pull B to A)."""
     linked = {pair for pair, v in judged if v[4]}
     near = {pair for pair, v in judged if not v[4]}
     edges = sorted((-v[0], -v[3], pair) for pair, v in judged if v[1])
@@ -191,6 +193,8 @@ def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[s
             continue
         ga, gb = members.get(ra, [a]), members.get(rb, [b])
         cross = [(min(x, y), max(x, y)) for x in ga for y in gb]
+        if apart and any(c in apart for c in cross):
+            continue
         if any(c not in linked and c not in near for c in cross):
             continue
         if any(c not in linked for c in cross) and not answers_agree(ga, gb):
@@ -206,8 +210,31 @@ def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0) -> dict[s
     return {k: (root[k], *attached[k]) for k in root}
 
 
-def _link_sorted(judged: list[tuple], answers_min_overlap: float) -> dict:
-    return link_groups(sorted(judged), answers_min_overlap)
+def split_pairs(decisions) -> frozenset:
+    """The (a, b) key pairs (a < b) of the review's splits."""
+    return frozenset((min(d.key, d.other_key), max(d.key, d.other_key)) for d in decisions if d.action == "split")
+
+
+def with_review_merges(links: dict, decisions) -> dict:
+    """:func:`link_groups`' output with the review's merges applied (schemas.review_outcome.merge_groups: in file
+    order, never across a split): a question a merge moved is linked to the question it was merged into, with no
+    probability (a reviewer's decision, not the judge's)."""
+    merges = [d for d in decisions if d.action == "merge"]
+    if not merges:
+        return links
+    groups, blocked = merge_groups({k: v[0] for k, v in links.items()}, decisions)
+    out = {k: (groups[k], *v[1:]) for k, v in links.items()}
+    for d in merges:
+        if d.line in blocked:
+            continue
+        out[d.key] = (groups[d.key], d.other_key, None, None)
+        if d.other_key not in out:
+            out[d.other_key] = (groups[d.other_key], d.key, None, None)
+    return out
+
+
+def _link_sorted(judged: list[tuple], answers_min_overlap: float, decisions: tuple = ()) -> dict:
+    return with_review_merges(link_groups(sorted(judged), answers_min_overlap, split_pairs(decisions)), decisions)
 
 
 def make_entry(questions, links: dict) -> Entry:
@@ -225,10 +252,19 @@ def with_members(entry: Entry, members) -> Entry:
     representative: the most asked member that passed both filters, its asks and surface forms summed."""
     members = tuple(q._replace(vectors={}) for q in members)
     rep = next((q for q in members if q.passed), None)
+    if rep is None and entry.review is not None and entry.review.keep and members[0].gec_score is not None:
+        rep = members[0]  # a reviewer keeps it although every form was dropped by a filter: its most asked form
     if rep is not None:
         rep = rep._replace(frequency=sum(q.frequency for q in members),
                            surface_forms=sum(q.surface_forms for q in members))
     return entry._replace(representative=rep, members=members)
+
+
+def with_entry_review(entry: Entry, index: dict) -> Entry:
+    """The entry with the overrides of the review decisions touching it (schemas.review_outcome.entry_review;
+    ``index``: by_key of the decisions), or unchanged when none does."""
+    review, _ = entry_review(decisions_of_entry((m.key for m in entry.members), index))
+    return entry if review is None else entry._replace(review=review)
 
 
 def aliases(entry: Entry) -> tuple:
@@ -245,6 +281,8 @@ def merged_into_reason(entry: Entry, member: ScoredQuestion) -> str | None:
     if link is None or member.key == entry.key:
         return None
     head = entry.representative.question if entry.representative is not None else entry.members[0].question
+    if link[1] is None:
+        return f"merged by a reviewer into {head!r} (with {link[0]!r})"
     return f"paraphrase of {head!r} (p={link[1]:.3f}, answers overlap {link[2]:.2f}, with {link[0]!r})"
 
 
@@ -409,11 +447,12 @@ class MergeParaphrases(beam.PTransform):
     """scored questions -> {'entries': one :class:`Entry` per meaning, 'pairs': the judged candidate pairs}.
     ``cfg.enabled`` false: every question its own entry."""
 
-    def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig, batch_size: int):
+    def __init__(self, factory: ModelFactory, cfg: ParaphraseConfig, batch_size: int, review: tuple = ()):
         super().__init__()
         self._factory = factory
         self._cfg = cfg
         self._batch = batch_size
+        self._review = tuple(review)  # schemas.review.Decision: merges and splits constrain the grouping
 
     def expand(self, scored):
         if self._cfg.enabled:
@@ -429,16 +468,28 @@ class MergeParaphrases(beam.PTransform):
                      | "OnePerPair" >> beam.CombinePerKey(max))
             links = (pairs
                      | "AllPairs" >> beam.combiners.ToList()
-                     | "LinkGroups" >> beam.Map(lambda judged, m: metered_call(STAGE, _link_sorted, judged, m),
-                                              m=self._cfg.answers_min_overlap))
+                     | "LinkGroups" >> beam.Map(lambda judged, m, r: metered_call(STAGE, _link_sorted, judged, m, r),
+                                              m=self._cfg.answers_min_overlap, r=self._review))
         else:
             questions = scored
             pairs = scored.pipeline | "NoPairs" >> beam.Create([])
-            links = scored.pipeline | "NoLinks" >> beam.Create([{}])
+            links = (scored.pipeline
+                     | "NoLinks" >> beam.Create([{}])
+                     | "ReviewMerges" >> beam.Map(with_review_merges, self._review))
         entries = (questions
                    | "KeyByGroup" >> beam.Map(lambda q, ln: (ln[q.key][0] if q.key in ln else q.key, q),
                                               ln=beam.pvalue.AsSingleton(links))
                    | "GroupMembers" >> beam.GroupByKey()
                    | "MakeEntries" >> beam.Map(lambda kv, ln: make_entry(kv[1], ln),
                                                ln=beam.pvalue.AsSingleton(links)))
+        if self._review:
+            # the named questions that exist: a decision naming one that does not (stale) touches no entry
+            named = frozenset(k for d in self._review for k in d.keys())
+            present = (questions
+                       | "ReviewNamed" >> beam.Filter(lambda q, ks: q.key in ks, ks=named)
+                       | "NamedKeys" >> beam.Map(lambda q: q.key)
+                       | "AllNamed" >> beam.combiners.ToList())
+            index = present | "ReviewIndex" >> beam.Map(
+                lambda ks, r: by_key(d for d in r if set(d.keys()) <= set(ks)), r=self._review)
+            entries = entries | "ReviewMarks" >> beam.Map(with_entry_review, beam.pvalue.AsSingleton(index))
         return {"entries": entries, "pairs": pairs}

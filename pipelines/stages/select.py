@@ -13,6 +13,9 @@ from pipelines.stages.metering import MeteredMap
 from pipelines.stages.paraphrase import merged_into_reason
 from pipelines.stages.score import fate
 from schemas.records import Entry
+from schemas.review_outcome import EXCLUDED_REASON
+
+REVIEWER = "reviewer"  # the time_sensitive_reason of an entry whose flag a reviewer set
 
 
 @functools.total_ordering
@@ -49,6 +52,11 @@ def with_entry_time_sensitivity(entry: Entry) -> Entry:
     the flag does not flip with which form happens to be asked most; the representative carries it (its own
     judgement stays on its questions.parquet row)."""
     rep = entry.representative
+    review = entry.review
+    if rep is not None and review is not None and review.time_sensitive is not None:  # a reviewer overrides the judge
+        value = review.time_sensitive
+        return entry._replace(representative=rep._replace(time_sensitive=value, time_score=float(value),
+                                                          time_reason=REVIEWER if value else ""))
     if rep is None or rep.time_sensitive:
         return entry
     stale = [q for q in entry.members if q.time_sensitive]
@@ -63,7 +71,16 @@ def eligible(entry: Entry, drop_time_sensitive: bool) -> bool:
     """Can the entry enter the base at all? (its representative passed both filters; and, under
     time_sensitive.policy drop, is not time-sensitive)."""
     rep = entry.representative
-    return rep is not None and not (drop_time_sensitive and rep.time_sensitive)
+    review = entry.review
+    if review is not None and review.excluded:
+        return False
+    kept = review is not None and review.keep
+    return rep is not None and not (drop_time_sensitive and rep.time_sensitive and not kept)
+
+
+def has_answer(entry: Entry, group) -> bool:
+    """Can the entry serve an answer? A valid logged one (schemas.records.AnswerGroup.valid), or a reviewer's."""
+    return bool(group.valid) or (entry.review is not None and entry.review.answer is not None)
 
 
 def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = None,
@@ -74,15 +91,19 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
     judged (the candidates): no_valid_answer, or instruction_like when instruction-like answers were shut out."""
     rank = ranks.get(entry.key) if entry.representative is not None else None
     valid, shares, withheld = (judged or {}).get(entry.key, (True, {}, ""))
+    review = entry.review
+    kept_by_reviewer = review is not None and review.keep
     out = []
     for q in entry.members:
         is_rep = entry.representative is not None and q.key == entry.key
-        reason = fate(q)
+        reason = "" if is_rep and kept_by_reviewer else fate(q)
         if not reason and not is_rep:
             reason = "merged"
+        elif not reason and review is not None and review.excluded:
+            reason = EXCLUDED_REASON
         elif not reason and not valid:
             reason = withheld or "no_valid_answer"
-        elif not reason and drop_time_sensitive and entry.representative.time_sensitive:
+        elif not reason and drop_time_sensitive and entry.representative.time_sensitive and not kept_by_reviewer:
             reason = "time_sensitive"
         elif not reason and rank is None:
             reason = "below_top_k"
