@@ -78,4 +78,6 @@ QA_SCHEMA = pa.schema([
     pa.field("contradicting_answers", pa.int64(), nullable=False),
     pa.field("reliability", pa.float64(), nullable=False),
     pa.field("reliability_parts", RELIABILITY_PARTS, nullable=False),
+    # its topic in topics.parquet (-1: unassigned); null when the build made no topics (topics.enabled false)
+    pa.field("topic", pa.int32(), nullable=True),
 ])
