@@ -173,7 +173,8 @@ MEANINGS: dict[str, str] = {
                       "entries in no dense group are the `unassigned` topic, id -1).",
     "topics.min_cluster_size": "The smallest group that is a topic; 0: max(5, entries / 200), so a base of 50,000 "
                                "entries has topics of 250 or more.",
-    "topics.min_samples": "HDBSCAN's `min_samples` (larger: more entries left unassigned); 0: min(min_cluster_size, 5).",
+    "topics.min_samples": "HDBSCAN's `min_samples` (larger: more entries left unassigned); 1 was chosen on BANKING77 "
+                          "(docs/measurements/topics.md); 0: min_cluster_size, HDBSCAN's own default.",
     "topics.dims": "The vectors are projected on this many principal components before clustering (0: as they "
                    "are); HDBSCAN is slow and its densities flat in hundreds of dimensions.",
     "topics.fit_sample": "At most this many entries (a seeded sample) are clustered; the others join the topic "

@@ -65,7 +65,7 @@ def test_too_few_entries_make_no_topic_and_sizes_scale_with_the_base():
     assert (HdbscanTopics().group(x) == UNASSIGNED).all()
     assert HdbscanTopics().group(np.zeros((0, 8), np.float32)).tolist() == []
     assert auto_min_cluster_size(100) == 5 and auto_min_cluster_size(50_000) == 250
-    assert HdbscanTopics().sizes(50_000) == (250, 5) and HdbscanTopics(min_cluster_size=3).sizes(10) == (3, 3)
+    assert HdbscanTopics().sizes(50_000) == (250, 1) and HdbscanTopics(min_cluster_size=3, min_samples=0).sizes(10) == (3, 3)
 
 
 def test_renumber_orders_by_size_then_first_row():
