@@ -3,9 +3,9 @@
 Each topic's texts are one document; a word's weight in a topic is its frequency there (per word of the topic)
 times log(1 + A / f), A the mean number of words per topic and f the word's frequency over every topic: words
 frequent in the topic and rare elsewhere name it. Words are models.words.content_tokens (the answer clusterer's:
-English words without stop words, Chinese characters and character bigrams), counted once per text. A Chinese
-character is left out when it mostly comes within one of the topic's bigrams, or a chosen bigram holds it ("退款"
-rather than "退款 · 退 · 款"); ties go to the longer word, then the first in code-point order.
+English words without stop words, Chinese characters and character bigrams), counted once per text. Single Chinese
+characters name a topic only when it has too few other words, and never beside a chosen bigram that holds them
+("退款" rather than "退款 · 退 · 款"); ties go to the longer word, then the first in code-point order.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def topic_words(texts: list[list[str]], labels: list[int], words: int = 4) -> di
         if label == UNASSIGNED:
             continue
         total = sum(c.values()) or 1
-        # a character that mostly comes within one of the topic's bigrams says less than the bigram: left out
-        covered = {ch for b in c if len(b) == 2 and _is_cjk_char(b[0]) and _is_cjk_char(b[1]) for ch in b
-                   if 2 * c[b] >= c[ch]}
-        candidates = [w for w in c if not (_is_cjk_char(w) and w in covered)]
+        # a single Chinese character seldom tells a topic ("还", "哪"): one names it only when fewer than ``words``
+        # other words are there
+        others = [w for w in c if not _is_cjk_char(w)]
+        candidates = others if len(others) >= words else list(c)
         scored = sorted(candidates, key=lambda w: (-(c[w] / total) * math.log(1.0 + mean_words / overall[w]),
                                                    -len(w), w))
         chosen: list[str] = []
