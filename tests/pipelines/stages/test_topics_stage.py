@@ -109,3 +109,30 @@ def test_report_section_lists_topics_most_asked_first(tmp_path):
     html = "\n".join(_topics_section(view))
     assert "refund" in html and "<td>80</td>" in html and "2 topics hold 4 of the 5" in html
     assert "No topics" in "\n".join(_topics_section(topics_view(tmp_path / "none")))
+
+
+def test_an_incremental_build_has_the_topics_of_a_full_rebuild(tmp_path):
+    from fakes.models import FakeModels
+
+    from models.registry import load_config
+    from pipelines.build import run_build
+
+    items = ["shoes", "jacket", "phone", "laptop", "book", "lamp", "chair", "watch"]
+    places = ["paris", "london", "tokyo", "berlin", "madrid", "rome", "oslo", "vienna"]
+    days = []
+    for day in range(2):  # the same questions as test_browse_topics.py (two topics), half of them each day
+        half = range(day * 4, day * 4 + 4)
+        rows = [{"question": f"How do I get a refund for the {items[i]}?",
+                 "answer": f"Return the {items[i]} within 30 days for a refund."} for i in half for _ in range(i + 2)]
+        rows += [{"question": f"When does the {places[i]} museum open on sundays?",
+                  "answer": f"The museum in {places[i]} opens at {i + 8} am."} for i in half for _ in range(i + 2)]
+        days.append(tmp_path / f"day{day}.jsonl")
+        days[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cfg = load_config(None, {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False})
+    run_build([str(days[0])], tmp_path / "inc", cfg, factory=FakeModels())
+    inc = run_build([str(d) for d in days], tmp_path / "inc", cfg, factory=FakeModels())
+    full = run_build([str(d) for d in days], tmp_path / "full", cfg, factory=FakeModels(), full_rebuild=True)
+    assert inc.manifest["increment"]["mode"] == "incremental"
+    a, b = pq.read_table(inc.path / TOPICS_FILE), pq.read_table(full.path / TOPICS_FILE)
+    assert a.num_rows >= 2 and a.equals(b)
+    assert pq.read_table(inc.path / QA_FILE).equals(pq.read_table(full.path / QA_FILE))
