@@ -278,8 +278,8 @@ class TopicsConfig:
     # the vectors are projected on their first N principal components first (HDBSCAN's trees are slow and its
     # densities flat in 384 or 768 dimensions); 0: cluster the vectors as they are
     dims: int = 32
-    # at most this many entries (a seeded sample) are clustered; the rest join the topic HDBSCAN predicts for
-    # them (its approximate_predict), so the cost stays bounded at any base size
+    # at most this many entries (a seeded sample) are clustered; each other entry takes the topic of its nearest
+    # clustered entry, so the cost stays bounded at any base size
     fit_sample: int = 10000
     words: int = 4  # the words that name a topic (class-based TF-IDF over its entries' question texts)
     # an entry is "least reliable" when it is among the base's lowest reliability scores: this share of the base

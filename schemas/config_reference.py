@@ -177,8 +177,8 @@ MEANINGS: dict[str, str] = {
                           "(docs/measurements/topics.md); 0: min_cluster_size, HDBSCAN's own default.",
     "topics.dims": "The vectors are projected on this many principal components before clustering (0: as they "
                    "are); HDBSCAN is slow and its densities flat in hundreds of dimensions.",
-    "topics.fit_sample": "At most this many entries (a seeded sample) are clustered; the others join the topic "
-                         "HDBSCAN predicts for them (`approximate_predict`), so the cost stays bounded.",
+    "topics.fit_sample": "At most this many entries (a seeded sample) are clustered; each other entry takes the "
+                         "topic of its nearest clustered entry, so the cost stays bounded.",
     "topics.words": "How many words name a topic (class-based TF-IDF over its entries' question texts).",
     "topics.least_reliable_share": "The base's least reliable entries, counted per topic: this share of the "
                                    "base with the lowest `reliability` (ties by rank).",

@@ -2,13 +2,15 @@
 
 Why HDBSCAN: the number of topics is not known in advance, topics differ in size and density, and entries that
 belong to no group (one-off questions) should stay out rather than be forced into the nearest topic; HDBSCAN
-does all three (noise points become the ``unassigned`` topic). scikit-learn 1.3+ has its own
-``sklearn.cluster.HDBSCAN``; the package is used for its ``approximate_predict``, which lets a large base be
-clustered on a sample and every other entry placed in the topic predicted for it.
+does all three (noise points become the ``unassigned`` topic). scikit-learn 1.3+ has the same algorithm
+(``sklearn.cluster.HDBSCAN``); the issue's design card names the ``hdbscan`` package, which is used here.
 
 Cost. HDBSCAN's space trees help little in hundreds of dimensions (384: ~13 s for 5,000 vectors on one core,
-growing with the square), so the vectors are projected on their first ``dims`` principal components (exact SVD:
-deterministic), and at most ``fit_sample`` of them (a seeded sample) are clustered. min_samples 1 (every point
+growing with the square), so the vectors are projected on their first ``dims`` principal components (exact
+eigendecomposition: deterministic), and at most ``fit_sample`` of them (a seeded sample) are clustered; every
+other entry takes the topic of its nearest clustered entry (unassigned if that one is). The package's
+``approximate_predict`` does the same job more faithfully but cost 57 s for 40,000 entries against about a
+second for the nearest neighbour. min_samples 1 (every point
 may start a dense region) rather than HDBSCAN's default (= min_cluster_size): on BANKING77 questions (the tune set;
 CLINC150 held out) it leaves a quarter of the questions unassigned instead of nearly half, and the larger values
 often collapse into two giant groups. On L2-normalised vectors
@@ -58,18 +60,27 @@ class HdbscanTopics:
         if n <= self.fit_sample:
             labels = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1).fit_predict(x)
             return renumber(labels)
-        # a seeded sample is clustered (min_cluster_size scaled to it, so topics mean the same share of the base),
-        # every other entry gets the topic predicted for it
+        # a seeded sample is clustered (min_cluster_size scaled to it, so topics mean the same share of the base);
+        # every other entry takes the topic of its nearest clustered entry (none if that one has none)
         pick = np.sort(np.random.default_rng(SEED).choice(n, size=self.fit_sample, replace=False))
         mcs_fit = max(MIN_TOPIC, int(round(mcs * self.fit_sample / n)))
-        clusterer = hdbscan.HDBSCAN(min_cluster_size=mcs_fit, min_samples=min(ms, mcs_fit), core_dist_n_jobs=1,
-                                    prediction_data=True).fit(x[pick])
+        fitted = hdbscan.HDBSCAN(min_cluster_size=mcs_fit, min_samples=min(ms, mcs_fit),
+                                 core_dist_n_jobs=1).fit_predict(x[pick])
         labels = np.full(n, UNASSIGNED, dtype=np.int64)
-        labels[pick] = clusterer.labels_
+        labels[pick] = fitted
         rest = np.setdiff1d(np.arange(n), pick)
-        predicted, _ = hdbscan.approximate_predict(clusterer, x[rest])
-        labels[rest] = predicted
+        labels[rest] = fitted[nearest(x[rest], x[pick])]
         return renumber(labels)
+
+
+def nearest(queries: np.ndarray, points: np.ndarray, chunk: int = 4096) -> np.ndarray:
+    """The index of each query's nearest point (Euclidean; ties: the first), in chunks (bounded memory)."""
+    sq = (points * points).sum(axis=1)
+    out = np.empty(len(queries), dtype=np.int64)
+    for start in range(0, len(queries), chunk):
+        q = queries[start:start + chunk]
+        out[start:start + len(q)] = np.argmin(sq[None, :] - 2.0 * (q @ points.T), axis=1)
+    return out
 
 
 def _prepare(vectors: np.ndarray, dims: int) -> np.ndarray:
