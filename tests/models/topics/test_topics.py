@@ -99,3 +99,12 @@ def test_config_and_registry():
             config_from_dict({"topics": bad})
     with pytest.raises(ConfigError, match="topics.backend"):
         check_config(config_from_dict({"topics": {"backend": "kmeans"}}))
+
+
+def test_nearest_is_the_brute_force_nearest_point():
+    from models.topics.hdbscan_topics import nearest
+
+    rng = np.random.default_rng(0)
+    queries, points = rng.normal(size=(300, 6)), rng.normal(size=(50, 6))
+    brute = ((queries[:, None, :] - points[None]) ** 2).sum(-1).argmin(axis=1)
+    assert (nearest(queries, points, chunk=64) == brute).all()
