@@ -11,6 +11,7 @@ it, its identity without loading, and what a prefix's target must be):
 - non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
   models/timesensitive
 - instruction-like answers (``injection.model``): models/injection
+- topics for review (``topics.backend``): models/topics
 - further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each):
   ``standalone.model`` (models/standalone)
 
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
-from models import aggregators, embedders, gec, injection, intent, nonanswer, paraphrase, standalone, timesensitive
+from models import (aggregators, embedders, gec, injection, intent, nonanswer, paraphrase, standalone, timesensitive,
+                    topics)
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
@@ -39,7 +41,7 @@ from models.intent.base import IntentScorer
 from models.calls import MeteredModel
 from models.qtype import QuestionTypeClassifier
 from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, ModelsConfig, NonAnswerConfig,
-                            ParaphraseConfig, TimeSensitiveConfig)
+                            ParaphraseConfig, TimeSensitiveConfig, TopicsConfig)
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError, ModelLoadError
@@ -70,6 +72,7 @@ PARAPHRASE_JUDGES = _names(paraphrase.BACKENDS)  # and pair-lr:/params.json
 NON_ANSWER_MODELS = _names(nonanswer.BACKENDS)  # and embedding:/params.json, hf:/dir
 TIME_SENSITIVE_MODELS = _names(timesensitive.BACKENDS)  # and embedding:/params.json, hf:/dir
 INJECTION_MODELS = _names(injection.BACKENDS)
+TOPIC_BACKENDS = _names(topics.BACKENDS)
 
 _LOCK = threading.RLock()
 _CACHE: dict[tuple, Any] = {}
@@ -364,6 +367,25 @@ def injection_identity(models_cfg: ModelsConfig, cfg: InjectionConfig) -> str:
     return _bound(cfg.model, _injection_context(models_cfg, cfg)).identity()
 
 
+# ---- topics -------------------------------------------------------------------------------------
+
+def _topics_context(cfg: TopicsConfig) -> LoadContext:
+    return LoadContext("topic backend", topics.BACKENDS, section=cfg)
+
+
+def topic_model(cfg: TopicsConfig):
+    """``topics.backend`` (models.topics.base.TopicModel); None when ``topics.enabled`` is false."""
+    if not cfg.enabled:
+        return None
+    return _load(cfg.backend, _topics_context(cfg))
+
+
+def topic_model_identity(cfg: TopicsConfig) -> str:
+    if not cfg.enabled:
+        return "off"
+    return _bound(cfg.backend, _topics_context(cfg)).identity()
+
+
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
                      para_cfg: ParaphraseConfig | None = None, non_answer_cfg: NonAnswerConfig | None = None,
                      time_cfg: TimeSensitiveConfig | None = None) -> dict[str, str]:
@@ -486,7 +508,8 @@ def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
                ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
                ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
                ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
-               ("injection.model", cfg.injection.model, injection.BACKENDS)]
+               ("injection.model", cfg.injection.model, injection.BACKENDS),
+               ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
             + [(f"{section}.model", section_cfg.model, dict(QUESTION_JUDGES)[section])
                for section, section_cfg in wired_sections(cfg)])
 

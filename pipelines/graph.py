@@ -236,7 +236,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     merged, scored = _merge_and_score(questions, cfg, factory, caches, review)
     judged, selected = _select(state, merged, cfg, staging, factory, sinks)
     rows = _aggregate_kept(selected, cfg, factory, caches)
-    sinks.append(rows | "Store" >> WriteStore(staging, cfg.index))
+    sinks.append(rows | "Store" >> WriteStore(staging, cfg.index, cfg.topics))
     kinds = cfg.privacy.redactor().kinds
     sinks.append(write_stats_of(_stats(read, validated, rejected, questions, scored, merged, judged, selected, rows,
                                        kinds), staging))

@@ -270,6 +270,30 @@ class AggregationConfig:
 
 
 @dataclass(frozen=True)
+class TopicsConfig:
+    # group the published entries into topics for review (topics.parquet, qa.parquet's topic column, the report's
+    # and the browse page's topic lists): HDBSCAN over the entries' index vectors (models/topics,
+    # docs/measurements/topics.md); false: no topics file, topic null
+    enabled: bool = True
+    backend: str = "hdbscan"
+    # the smallest group called a topic; 0: grows with the base (max(5, entries / 200): 250 at 50,000 entries)
+    min_cluster_size: int = 0
+    # HDBSCAN's min_samples (how dense a point's neighbourhood must be to start a topic; larger: more points left
+    # unassigned); 1 chosen on BANKING77 (docs/measurements/topics.md); 0: min_cluster_size (HDBSCAN's default)
+    min_samples: int = 1
+    # the vectors are projected on their first N principal components first (HDBSCAN's trees are slow and its
+    # densities flat in 384 or 768 dimensions); 0: cluster the vectors as they are
+    dims: int = 32
+    # at most this many entries (a seeded sample) are clustered; each other entry takes the topic of its nearest
+    # clustered entry, so the cost stays bounded at any base size
+    fit_sample: int = 10000
+    words: int = 4  # the words that name a topic (class-based TF-IDF over its entries' question texts)
+    # an entry is "least reliable" when it is among the base's lowest reliability scores: this share of the base
+    # (ties by rank); each topic counts how many it holds
+    least_reliable_share: float = 0.1
+
+
+@dataclass(frozen=True)
 class IndexConfig:
     # "auto": Flat up to flat_max vectors, then IVF-Flat while the raw vectors fit memory_budget_mb,
     # then IVF-PQ (see indexes/builder.py); or any FAISS factory string ("HNSW32", "IVF1024,PQ48", ...)
@@ -331,6 +355,7 @@ class BuildConfig:
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     standalone: StandaloneConfig = field(default_factory=StandaloneConfig)
     aggregation: AggregationConfig = field(default_factory=AggregationConfig)
+    topics: TopicsConfig = field(default_factory=TopicsConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
@@ -469,6 +494,7 @@ def _validate(cfg: BuildConfig) -> None:
     for path in ("retention.keep_versions", "retention.keep_failed"):
         if flat[path] < 0:
             raise ConfigError(f"config: {path} must be 0 (keep all) or positive, got {shown(flat[path])}")
+    _validate_topics(flat)
     if flat["models.torch_threads"] < 0:
         raise ConfigError("config: models.torch_threads must be 0 (default) or positive")
     if not 0.0 < flat["aggregation.merge_threshold"] <= 1.0:
@@ -491,6 +517,22 @@ def _validate(cfg: BuildConfig) -> None:
 
 
 _PLACEHOLDER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _validate_topics(flat: dict) -> None:
+    for path in ("topics.min_cluster_size", "topics.min_samples", "topics.dims"):
+        if flat[path] < 0:
+            raise ConfigError(f"config: {path} must be 0 (automatic) or positive, got {shown(flat[path])}")
+    for path in ("topics.min_cluster_size", "topics.dims"):
+        if flat[path] == 1:
+            raise ConfigError(f"config: {path} must be 0 (automatic) or at least 2, got 1")
+    if flat["topics.fit_sample"] < 100:
+        raise ConfigError(f"config: topics.fit_sample must be at least 100, got {shown(flat['topics.fit_sample'])}")
+    if flat["topics.words"] < 1:
+        raise ConfigError(f"config: topics.words must be at least 1, got {shown(flat['topics.words'])}")
+    if not 0.0 <= flat["topics.least_reliable_share"] <= 1.0:
+        raise ConfigError("config: topics.least_reliable_share must be within [0, 1], "
+                          f"got {shown(flat['topics.least_reliable_share'])}")
 
 
 def _validate_privacy(privacy: PrivacyConfig) -> None:

@@ -35,6 +35,8 @@ SECTIONS: dict[str, str] = {
     "standalone": "Questions that cannot stand alone (\"要门票吗\", \"how long does it take?\"): a question judge, "
                   "reason `no_subject`.",
     "aggregation": "Turning an entry's answers into one answer (factual) or viewpoints (opinions).",
+    "topics": "Topics for review: the published entries grouped by meaning (HDBSCAN) and named by their words "
+              "(docs/measurements/topics.md).",
     "index": "The FAISS indexes published with each version.",
     "quality": "The quality gate that every version passes before it is published.",
     "retention": "How many versions and refused reports a base keeps.",
@@ -170,6 +172,22 @@ MEANINGS: dict[str, str] = {
     "standalone.model": "`rules` (word lists, no model: docs/measurements/standalone-questions.md).",
     "standalone.threshold": "A question is flagged when its score reaches this; -1 takes the model's own (0.5).",
     # aggregation
+    # topics
+    "topics.enabled": "Group the published entries into topics: `topics.parquet`, qa.parquet's `topic` column, and "
+                      "the topic lists of the report and the browse page; `false`: no topics (`topic` null).",
+    "topics.backend": "`hdbscan` (the hdbscan package: HDBSCAN over the entries' index vectors, L2-normalised; "
+                      "entries in no dense group are the `unassigned` topic, id -1).",
+    "topics.min_cluster_size": "The smallest group that is a topic; 0: max(5, entries / 200), so a base of 50,000 "
+                               "entries has topics of 250 or more.",
+    "topics.min_samples": "HDBSCAN's `min_samples` (larger: more entries left unassigned); 1 was chosen on BANKING77 "
+                          "(docs/measurements/topics.md); 0: min_cluster_size, HDBSCAN's own default.",
+    "topics.dims": "The vectors are projected on this many principal components before clustering (0: as they "
+                   "are); HDBSCAN is slow and its densities flat in hundreds of dimensions.",
+    "topics.fit_sample": "At most this many entries (a seeded sample) are clustered; each other entry takes the "
+                         "topic of its nearest clustered entry, so the cost stays bounded.",
+    "topics.words": "How many words name a topic (class-based TF-IDF over its entries' question texts).",
+    "topics.least_reliable_share": "The base's least reliable entries, counted per topic: this share of the "
+                                   "base with the lowest `reliability` (ties by rank).",
     "aggregation.backend": "`embedding`, `hf:/path` (a local causal LM, e.g. a fine-tuned LLaMA) or "
                            "`http://host:port` (an OpenAI-compatible completions endpoint; an API key goes in "
                            "`$QABASE_LLM_API_KEY`). An LLM reply that does not parse falls back to `embedding`, "

@@ -7,6 +7,7 @@ A base directory (``--output``)::
         manifest.json                            written last; checksums of every file below
         qa.parquet, index.faiss, index_infos.json    the store: row i of qa.parquet = vector i
         questions.parquet, rejected.parquet, accepted_sample.parquet, stats.json
+        topics.parquet                           the entries' topics (qa.parquet's topic column names one)
         state/questions.parquet, state/state.json    the incremental state (pipelines.state)
         report.html, report.json, data_docs/         the report and the quality gate's Data Docs
         browse.html                                  the base browser (search, filters, dropped questions)
@@ -65,6 +66,7 @@ QUESTIONS_FILE = "questions.parquet"  # every distinct question with its scores 
 REJECTED_FILE = "rejected.parquet"
 ACCEPTED_SAMPLE_FILE = "accepted_sample.parquet"
 STATS_FILE = "stats.json"
+TOPICS_FILE = "topics.parquet"  # one row per topic of the entries (schemas/topics.py); absent: topics.enabled false
 DRAFT = "build.json"  # the manifest of a staged version before the quality gate
 BROWSE_FILE = "browse.html"  # the offline page to search and read the entries and dropped questions
 REPORT_FILES = ("report.html", "report.json", BROWSE_FILE)  # regenerable: not checksummed in the manifest

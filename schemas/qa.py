@@ -82,4 +82,6 @@ QA_SCHEMA = pa.schema([
     # answer, exclude, keep, merge, split, time_sensitive; empty when none) and their notes, joined with "; "
     pa.field("reviewed", pa.list_(pa.string()), nullable=False),
     pa.field("review_note", pa.string(), nullable=False),
+    # its topic in topics.parquet (-1: unassigned); null when the build made no topics (topics.enabled false)
+    pa.field("topic", pa.int32(), nullable=True),
 ])

@@ -18,15 +18,10 @@ import re
 import numpy as np
 
 from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
+from models.words import content_tokens
 from schemas.records import AnswerCount
 from schemas.text import truncate
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
-_STOP = frozenset(
-    "a an the is are was were be been it its it's this that these those of to in on at for by with from and or "
-    "but if so as i you he she we they my your our their me him her us them do does did not no yes can could "
-    "would should will just very really also there here what which who how when where why than then".split()
-    + list("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 # markdown around a sentence of an LLM answer: list markers, headings, emphasis, a trailing colon heading
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,2}[.)、]\s*|>\s*)+|\*\*|__|`")
@@ -40,16 +35,6 @@ def plain_sentences(text: str, min_chars: int = 1) -> list[str]:
         if len(plain) >= min_chars and not plain.endswith((":", "：")):
             out.append(plain)
     return out
-
-
-def content_tokens(text: str) -> frozenset[str]:
-    toks = _TOKEN.findall(text.lower())
-    content = [t for t in toks if t not in _STOP]
-    out = set(content)
-    # CJK: character bigrams carry more than single characters
-    cjk = [t for t in toks if len(t) == 1 and "\u4e00" <= t <= "\u9fff" and t not in _STOP]
-    out.update(a + b for a, b in zip(cjk, cjk[1:]))
-    return frozenset(out)
 
 
 # cosines of two answers at or above which they are one answer reworded, whatever the rest of the group

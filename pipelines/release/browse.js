@@ -76,7 +76,7 @@
 
   // --- state, kept in the URL hash ---
   var DEFAULTS = {view: "entries", q: "", flag: "", lang: "", type: "", minconf: "", minrel: "", sort: "rank",
-                  entry: "", reason: "", dq: ""};
+                  entry: "", reason: "", dq: "", topic: ""};
   var S = {}, limit = PAGE;
   function readHash() {
     var p = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -116,6 +116,7 @@
       if (S.flag && !e.flags.some(function (f) { return f.split(":")[0] === S.flag; })) return false;
       if (S.lang && e.lang !== S.lang) return false;
       if (S.type && e.qtype !== S.type) return false;
+      if (!inTopic(e)) return false;
       if (!isNaN(mc) && !(e.confidence >= mc)) return false;
       if (!isNaN(mr) && !(e.reliability >= mr)) return false;
       return true;
@@ -125,6 +126,32 @@
     if (key === "question") out.sort(function (a, b) { return a.question.localeCompare(b.question) || a.rank - b.rank; });
     else if (key !== "rank") out.sort(function (a, b) { return dir * ((val(a) || 0) - (val(b) || 0)) || a.rank - b.rank; });
     return out;
+  }
+
+  // --- topics (topics.parquet): a filter and a list, most asked first; a row's click filters by its topic ---
+  var TOPICS = D.topics || [];
+  function inTopic(e) { return S.topic === "" || String(e.topic) === S.topic; }
+  function topicSelect(set) {
+    if (!TOPICS.length) return null;
+    return select("topic", "Topic", [["", "any"]].concat(TOPICS.map(function (t) {
+      return [String(t.topic), clip(t.name, 48) + " (" + t.size + ")"];
+    })), S.topic, set("topic"));
+  }
+  function topicsPanel() {
+    if (!TOPICS.length) return null;
+    var body = h("tbody");
+    TOPICS.forEach(function (t) {
+      body.appendChild(h("tr", {"data-topic": t.topic, class: String(t.topic) === S.topic ? "sel" : null,
+                                onclick: function () { S.topic = String(t.topic) === S.topic ? "" : String(t.topic); limit = PAGE; writeHash(false); render(); }},
+        h("td", null, t.name), h("td", {class: "num"}, int(t.size)), h("td", {class: "num"}, int(t.asks)),
+        h("td", {class: "num"}, int(t.flagged)), h("td", {class: "num"}, int(t.least_reliable))));
+    });
+    var named = TOPICS.filter(function (t) { return t.topic !== -1; }).length;
+    return h("details", {id: "topics", open: S.topic !== "" ? true : null},
+      h("summary", null, "Topics (" + named + "): review topic by topic; click one to filter, again to clear"),
+      h("table", {class: "list", id: "topic-list"},
+        h("thead", null, h("tr", null, h("th", null, "Topic (its words)"), h("th", {class: "num"}, "Entries"),
+          h("th", {class: "num"}, "Asks"), h("th", {class: "num"}, "Flagged"), h("th", {class: "num"}, "Least reliable"))), body));
   }
 
   function select(name, label, options, value, onchange) {
@@ -154,10 +181,11 @@
       select("flag", "Flag", any.concat(FLAGS.map(function (f) { return [f[0], f[0] + " (" + f[1] + ")"]; })), S.flag, set("flag")),
       select("lang", "Language", any.concat(LANGS.map(function (f) { return [f[0], f[0] + " (" + f[1] + ")"]; })), S.lang, set("lang")),
       select("type", "Question type", any.concat(TYPES.map(function (f) { return [f[0], f[0] + " (" + f[1] + ")"]; })), S.type, set("type")),
+      topicSelect(set),
       num("minconf", "Min confidence"), num("minrel", "Min reliability"),
       select("sort", "Sort by", SORTS, S.sort, set("sort")),
       h("button", {type: "button", onclick: function () {
-        ["q", "flag", "lang", "type", "minconf", "minrel", "sort"].forEach(function (k) { S[k] = DEFAULTS[k]; });
+        ["q", "flag", "lang", "type", "minconf", "minrel", "sort", "topic"].forEach(function (k) { S[k] = DEFAULTS[k]; });
         limit = PAGE; writeHash(false); render();
       }}, "Clear"));
   }
@@ -599,6 +627,7 @@
       renderDecisions(main);
     } else {
       add(main, entriesBar());
+      add(main, topicsPanel());
       if (L.entries_shown < L.entries_total) {
         add(main, h("div", {class: "note"}, "This page holds the " + int(L.entries_shown) + " most asked of the " + int(L.entries_total) +
           " entries (a size bound); qa.parquet has them all."));

@@ -3,7 +3,8 @@
 Written beside ``report.html`` by the report step (every build, and ``qabase report``). In it a person
 searches the published entries (substring, case-insensitive, over the question, its aliases, the answer
 and the viewpoint summaries), filters them (a flag, language, question type, a minimum confidence and
-reliability), sorts them, opens any entry to see everything it holds, and browses the dropped questions
+reliability, a topic), sorts them, opens any entry to see everything it holds, lists the topics (entries,
+asks, flagged and least reliable entries in each; a click filters by one), and browses the dropped questions
 by reason, the ones closest to passing first (a failed GEC by ``gec_score`` descending, and so on).
 The page's state is in its URL hash (``browse.html#q=paris&flag=contradicted``): a link opens a search.
 
@@ -41,7 +42,7 @@ import re
 from pathlib import Path
 
 from schemas.dates import as_of_note
-from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE
+from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, TOPICS_FILE
 
 ENTRY_BUDGET_BYTES = 24_000_000  # the entries' JSON; then the page says how many ranks it holds
 MAX_ANSWERS = 30  # per entry, the most given first
@@ -53,7 +54,7 @@ _HERE = Path(__file__).parent
 ENTRY_FIELDS = ["rank", "question", "lang", "qtype", "qtype_score", "frequency", "answer", "confidence",
                 "vote_margin", "reliability", "parts", "flags", "aliases", "aliases_more", "answers",
                 "answers_more", "viewpoints", "total_answers", "distinct_answers", "method", "ts_reason", "period",
-                "as_of", "agreeing", "contradicting", "non_answers", "gec", "intent", "qid"]
+                "as_of", "agreeing", "contradicting", "non_answers", "gec", "intent", "qid", "topic"]
 DROPPED_FIELDS = ["question", "lang", "frequency", "reason", "gec", "intent", "closeness", "merged_into",
                   "merge_probability", "ts_reason", "non_answer_share", "rank"]
 
@@ -157,6 +158,7 @@ def _entry_row(r: dict, excludes_instructions: bool = True) -> list:
         "agreeing": r.get("agreeing_answers"), "contradicting": r.get("contradicting_answers"),
         "non_answers": r.get("non_answers"), "gec": _num(r.get("gec_score")), "intent": _num(r.get("intent_score")),
         "qid": r.get("qid") or "",
+        "topic": r.get("topic"),  # its topic id (topics.parquet; -1 unassigned); None: the version has no topics
     }
     return [row[f] for f in ENTRY_FIELDS]
 
@@ -225,6 +227,16 @@ def review_facts(manifest: dict) -> dict:
     return {"key": f"qabase-review:{manifest.get('version') or '?'}:{digest}"}
 
 
+def topic_list(version_dir: Path) -> list[dict]:
+    """The version's topics (topics.parquet) for the page's topic list and filter, most asked first, the
+    unassigned last; [] when it has none."""
+    path = Path(version_dir) / TOPICS_FILE
+    if not path.is_file():
+        return []
+    rows = _read(path, ["topic", "name", "size", "asks", "flagged", "least_reliable"])
+    return sorted(rows, key=lambda t: (t["topic"] == -1, -t["asks"], t["topic"]))
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     """Everything the page embeds."""
     qa = _read(version_dir / QA_FILE,
@@ -233,7 +245,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                 "method", "flags", "aliases", "non_answers", "time_sensitive", "time_sensitive_reason",
                 "logs_period", "agreeing_answers", "contradicted", "contradicting_answers", "reliability",
                 "reliability_parts", "instruction_like_answers", "instruction_like", "instruction_like_reason",
-                "reviewed"])
+                "reviewed", "topic"])
     questions = _read(version_dir / QUESTIONS_FILE,
                       ["question", "lang", "frequency", "gec_score", "intent_score", "kept", "reason", "rank",
                        "merged_into_reason", "merge_probability", "time_sensitive_score", "time_sensitive_reason",
@@ -273,6 +285,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "reasons": reasons,
         "data_docs": (manifest.get("quality") or {}).get("data_docs"),
         "review": review_facts(manifest),
+        "topics": topic_list(version_dir),
     }
 
 

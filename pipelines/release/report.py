@@ -12,7 +12,8 @@ Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed in
 top K, published), score histograms with the thresholds drawn, rejection reasons with
 examples, paraphrase merges (the biggest entries with all their forms, and the merges the judge was least
 sure of, so a person can check them), non-answers (by reason with examples, the least sure, the questions
-withheld because every answer was one), time-sensitive questions (by cue, with the logs' period), the frequency distribution of the base (log scale), question types,
+withheld because every answer was one), time-sensitive questions (by cue, with the logs' period), the topics of the
+entries (size, asks, flagged and least reliable entries, words), the frequency distribution of the base (log scale), question types,
 answers and viewpoints per question, languages, and time per stage.
 """
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE
+from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
 from schemas.review_outcome import EXCLUDED_REASON
 
 EXAMPLES_PER_REASON = 3
@@ -162,6 +163,22 @@ def review_view(manifest: dict, questions: list[dict], qa: list[dict]) -> dict:
             "excluded": sum(1 for q in questions if q["reason"] == EXCLUDED_REASON)}
 
 
+TOPICS_SHOWN = 100  # topic rows in the report (the most asked; report.json and the browse page have them all)
+
+
+def topics_view(version_dir: Path) -> dict | None:
+    """The topics table (topics.parquet), most asked first, the unassigned topic last; None when the version has
+    none (topics.enabled false, or built before topics)."""
+    path = version_dir / TOPICS_FILE
+    if not path.is_file():
+        return None
+    rows = _read(path, ["topic", "name", "words", "size", "asks", "flagged", "least_reliable", "top_questions"])
+    rows.sort(key=lambda t: (t["topic"] == -1, -t["asks"], t["topic"]))
+    return {"count": sum(1 for t in rows if t["topic"] != -1),
+            "entries_in_topics": sum(t["size"] for t in rows if t["topic"] != -1),
+            "entries": sum(t["size"] for t in rows), "topics": rows}
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     c = manifest["counts"]
     questions = _read(version_dir / QUESTIONS_FILE,
@@ -213,6 +230,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
         "reliability": reliability_view(qa),
         "review": review_view(manifest, questions, qa),
+        "topics": topics_view(version_dir),
         "frequencies": [r["frequency"] for r in qa],
         "qtypes": dict(Counter(r["qtype"] for r in qa)),
         "answers_per_question": dict(sorted(Counter(r["distinct_answers"] for r in qa).items())),
@@ -412,6 +430,26 @@ def _review_section(rv: dict) -> list[str]:
     ]
 
 
+def _topics_section(tv: dict | None) -> list[str]:
+    if not tv:
+        return ["<h2 id='topics'>Topics</h2>", "<p>No topics in this version (<code>topics.enabled: false</code>, "
+                "or built before topics).</p>"]
+    rows = [[t["topic"], t["name"], t["size"], t["asks"], t["flagged"], t["least_reliable"],
+             " | ".join(t["top_questions"])] for t in tv["topics"][:TOPICS_SHOWN]]
+    more = len(tv["topics"]) - TOPICS_SHOWN
+    return [
+        "<h2 id='topics'>Topics</h2>",
+        f"<p>The published entries grouped by meaning for review (HDBSCAN over their index vectors, named by their "
+        f"most telling words): {tv['count']:,} topics hold {tv['entries_in_topics']:,} of the {tv['entries']:,} "
+        "entries; the rest are <i>unassigned</i> (in no dense group). <b>flagged</b>: entries with any aggregation "
+        "flag; <b>least reliable</b>: entries among the base's lowest reliability scores "
+        "(<code>topics.least_reliable_share</code>). Most asked first"
+        + (f"; {more:,} more in report.json and the browse page" if more > 0 else "") + ".</p>",
+        _table(rows or [["none", "", "", "", "", "", ""]],
+               ["topic", "words", "entries", "asks", "flagged", "least reliable", "most asked questions"]),
+    ]
+
+
 def _privacy_section(pv: dict) -> list[str]:
     if not pv.get("redact"):
         return ["<h2 id='personal-data'>Personal data</h2>",
@@ -496,6 +534,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         *_time_section(f["time_sensitive"]),
         *_reliability_section(f["reliability"], img),
         *_review_section(f.get("review") or {}),
+        *_topics_section(f.get("topics")),
         "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
         img("per_question", "answers and viewpoints per question"), "</div>",
         _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),
