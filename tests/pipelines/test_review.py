@@ -214,3 +214,14 @@ def test_the_build_command_prints_one_error_line_for_a_bad_review_file(logs, tmp
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("error: review: r.jsonl line 2: not valid JSON")
     assert not (tmp_path / "base").exists()
+
+
+def test_review_list_against_the_base_built_with_the_file_matches_the_manifest(builds, logs, capsys):
+    from pipelines.review_command import main
+
+    _, _, review = logs
+    res = builds[1]
+    assert main(["list", str(review), "--base", str(res.path.parent.parent), "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["status"] for r in rows] == ["applied"] * 7 + ["conflicting", "stale"]
+    assert [r for r in rows if r["status"] != "applied"] == res.manifest["review"]["not_applied"]
