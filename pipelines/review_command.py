@@ -30,8 +30,10 @@ STATUS_ORDER = ("applied", "pending", "conflicting", "stale")
 def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser
 
-    ap = command_parser("review", summary_of_module())
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{list,add}")
+    ap = command_parser("review", "List a review file's decisions against a base (applied, stale, conflicting, "
+                                  "pending), or append a checked decision (docs/review.md).")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{list,add}",
+                            help="list: each decision's status against a base; add: append one decision")
     ls = sub.add_parser("list", help="each decision of FILE as applied / stale / conflicting against a base")
     ls.add_argument("file", type=Path, metavar="FILE", help="the review file")
     ls.add_argument("--base", required=True, metavar="BASE_DIR", help="the base directory")
@@ -39,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--json", action="store_true", help="one JSON object per decision instead of a table")
     add = sub.add_parser("add", help="append one checked decision to FILE (created if missing)")
     add.add_argument("file", type=Path, metavar="FILE", help="the review file")
-    add.add_argument("--action", required=True, choices=list(ACTIONS))
+    add.add_argument("--action", required=True, choices=list(ACTIONS), help="what the decision does")
     add.add_argument("--question", required=True, help="any form of the question (matched by its key)")
     add.add_argument("--answer", help="answer: the text the entry serves")
     add.add_argument("--into", help="merge: the question whose entry takes QUESTION's forms")
@@ -48,10 +50,6 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--value", choices=("true", "false"), help="time_sensitive: the flag")
     add.add_argument("--note", help="why (kept with the decision, shown in qa.parquet's review_note)")
     return ap
-
-
-def summary_of_module() -> str:
-    return __doc__.strip().split("\n\n")[0]
 
 
 def list_decisions(file: Path, base: str, version: str | None = None) -> tuple[dict, list[dict]]:
