@@ -18,13 +18,14 @@ from schemas.errors import ConfigError
 # (question, asks, answers in turn): the fake judges keep a question with a question mark or a question word
 LOGS = [
     ("How do I open an account?", 6, ["Fill in the form at any branch.", "Use the app's sign-up page."]),
-    ("How can I open an account?", 2, ["Use the app's sign-up page."]),
+    ("How can I open an account?", 1, ["Use the app's sign-up page."]),
     ("What is the capital of France?", 6, ["Paris is the capital of France.", "Paris."]),
     ("How do I reset my password?", 5, ["Click Forgot password on the sign-in page."]),
     ("What is the gold price today?", 4, ["About 2,000 dollars an ounce."]),
     ("Which is better, tea or coffee?", 3, ["Tea is calmer.", "Coffee gives energy."]),
     ("hello", 3, ["Hi! How can I help?"]),
     ("When does the store open?", 2, ["At nine."]),
+    ("What time is it now?", 2, ["I cannot provide real-time information."]),
     ("Where is the nearest branch?", 1, ["Main Street 1."]),
 ]
 REVIEW = [
@@ -37,8 +38,9 @@ REVIEW = [
     {"action": "split", "question": "How can I open an account?", "from": "How do I open an account?"},
     {"action": "merge", "question": "How can I open an account?", "into": "How do I open an account?"},
     {"action": "exclude", "question": "a question nobody asked"},
+    {"action": "answer", "question": "what time is it now", "answer": "See the clock on your screen."},
 ]
-TOP_K = 5
+TOP_K = 6
 
 
 def _rows(day: int) -> list[dict]:
@@ -63,7 +65,7 @@ def _cfg(review=None, **more):
 
 
 def _build(inputs, base, cfg, **kw):
-    return run_build([str(p) for p in inputs], base, cfg, factory=FakeModels(), gate=False, report=False, **kw)
+    return run_build([str(p) for p in inputs], base, cfg, factory=FakeModels(), **{"gate": False, "report": False, **kw})
 
 
 def _qa(res) -> dict:
@@ -87,7 +89,7 @@ def builds(logs, tmp_path_factory):
     work, days, review = logs
     out = tmp_path_factory.mktemp("review-builds")
     plain = _build(days, out / "plain", _cfg())
-    reviewed = _build(days, out / "full", _cfg(review), full_rebuild=True)
+    reviewed = _build(days, out / "full", _cfg(review), full_rebuild=True, gate=True)  # the gate accepts it
     first = _build(days[:1], out / "incremental", _cfg(review))
     second = _build(days, out / "incremental", _cfg(review))
     return plain, reviewed, first, second, out
@@ -96,7 +98,7 @@ def builds(logs, tmp_path_factory):
 def test_without_review_the_judges_decide(builds):
     plain = _qa(builds[0])
     assert set(plain) == {"How do I open an account?", "What is the capital of France?", "How do I reset my password?",
-                          "What is the gold price today?", "Which is better, tea or coffee?"}
+                          "What is the gold price today?", "Which is better, tea or coffee?", "When does the store open?"}
     forms = {a["question"] for a in plain["How do I open an account?"]["aliases"]}
     assert forms == {"How do I open an account?", "How can I open an account?"}  # the fake judge merges them
     assert plain["What is the gold price today?"]["time_sensitive"]
@@ -106,7 +108,7 @@ def test_without_review_the_judges_decide(builds):
 
 def test_exclude_leaves_the_base_with_a_reviewer_reason_and_the_next_entry_takes_its_place(builds):
     qa, questions = _qa(builds[1]), _questions(builds[1])
-    assert "How do I reset my password?" not in qa and len(qa) == TOP_K
+    assert "How do I reset my password?" not in qa and len(qa) == TOP_K and "When does the store open?" not in qa
     row = questions["How do I reset my password?"]
     assert row["reason"] == "excluded_by_reviewer" and not row["kept"] and row["qid"] is None
 
@@ -123,6 +125,13 @@ def test_answer_serves_the_reviewers_text_and_keeps_the_logged_answers(builds):
     assert "answer" in row["reviewed"]
     logged = {a["text"] for a in row["answers"]}
     assert {"Paris is the capital of France.", "Main Street 1."} <= logged  # the merged form's answers pooled too
+
+
+def test_an_answer_keeps_an_entry_whose_every_logged_answer_is_a_non_answer(builds):
+    assert _questions(builds[0])["What time is it now?"]["reason"] == "no_valid_answer"
+    row = _qa(builds[1])["What time is it now?"]
+    assert row["answer"] == "See the clock on your screen." and row["answers"][0]["non_answer"]
+    assert builds[1].manifest["quality"]["critical_failures"] == []
 
 
 def test_merge_joins_the_entry_with_its_asks_and_answers(builds):
@@ -152,12 +161,12 @@ def test_stale_and_conflicting_decisions_are_reported(builds):
     res = builds[1]
     review = res.manifest["review"]
     assert review["decisions"] == len(REVIEW) and review["sha256"]
-    assert (review["applied"], review["stale"], review["conflicting"]) == (7, 1, 1)
+    assert (review["applied"], review["stale"], review["conflicting"]) == (8, 1, 1)
     by_line = {o["line"]: o for o in review["not_applied"]}
     assert by_line[9]["status"] == "stale" and "a question nobody asked" in by_line[9]["detail"]
     assert by_line[8]["status"] == "conflicting" and "line 7" in by_line[8]["detail"]
     text = summary_text(res)
-    assert "review: 9 decision(s)" in text and "line 9 exclude 'a question nobody asked': stale" in text
+    assert "review: 10 decision(s)" in text and "line 9 exclude 'a question nobody asked': stale" in text
     assert "line 8 merge" in text and "conflicting" in text
 
 
@@ -223,5 +232,5 @@ def test_review_list_against_the_base_built_with_the_file_matches_the_manifest(b
     res = builds[1]
     assert main(["list", str(review), "--base", str(res.path.parent.parent), "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [r["status"] for r in rows] == ["applied"] * 7 + ["conflicting", "stale"]
+    assert [r["status"] for r in rows] == ["applied"] * 7 + ["conflicting", "stale", "applied"]
     assert [r for r in rows if r["status"] != "applied"] == res.manifest["review"]["not_applied"]
