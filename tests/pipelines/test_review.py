@@ -89,7 +89,8 @@ def builds(logs, tmp_path_factory):
     work, days, review = logs
     out = tmp_path_factory.mktemp("review-builds")
     plain = _build(days, out / "plain", _cfg())
-    reviewed = _build(days, out / "full", _cfg(review), full_rebuild=True, gate=True)  # the gate accepts it
+    # the gate accepts it; the report shows it
+    reviewed = _build(days, out / "full", _cfg(review), full_rebuild=True, gate=True, report=True)
     first = _build(days[:1], out / "incremental", _cfg(review))
     second = _build(days, out / "incremental", _cfg(review))
     return plain, reviewed, first, second, out
@@ -168,6 +169,11 @@ def test_stale_and_conflicting_decisions_are_reported(builds):
     text = summary_text(res)
     assert "review: 10 decision(s)" in text and "line 9 exclude 'a question nobody asked': stale" in text
     assert "line 8 merge" in text and "conflicting" in text
+    figures = json.loads((res.path / "report.json").read_text(encoding="utf-8"))["review"]
+    assert (figures["applied"], figures["stale"], figures["conflicting"], figures["excluded"]) == (8, 1, 1, 1)
+    assert figures["actions_in_base"]["answer"] == 2 and len(figures["not_applied"]) == 2
+    page = (res.path / "report.html").read_text(encoding="utf-8")
+    assert "id='review'" in page and "a question nobody asked" in page
 
 
 def test_an_incremental_build_equals_a_full_rebuild_with_the_same_file(builds):
@@ -234,3 +240,14 @@ def test_review_list_against_the_base_built_with_the_file_matches_the_manifest(b
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [r["status"] for r in rows] == ["applied"] * 7 + ["conflicting", "stale", "applied"]
     assert [r for r in rows if r["status"] != "applied"] == res.manifest["review"]["not_applied"]
+
+
+def test_the_reports_least_sure_merges_leave_out_a_reviewers_merges():
+    from pipelines.release.report import merges
+
+    questions = [{"question": "a", "frequency": 1, "merged_into_reason": "paraphrase of 'x'", "merge_probability": 0.7,
+                  "qid": "q1"},
+                 {"question": "b", "frequency": 1, "merged_into_reason": "merged by a reviewer into 'x'",
+                  "merge_probability": None, "qid": "q1"}]
+    out = merges(questions, [])
+    assert out["merged_questions"] == 2 and [m["question"] for m in out["least_sure"]] == ["a"]
