@@ -132,7 +132,8 @@ def _qa_frame(path: Path, time_policy: str = "flag", injection_policy: str = "ex
         used = [i for v in (r["viewpoints"] or []) for i in v["answer_ids"]]
         r["answer_ids_valid"] = (sorted(ids) == list(range(1, len(ids) + 1)) and len(used) == len(set(used))
                                  and all(1 <= i <= len(ids) for i in used))
-        r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"])
+        # a reviewer's answer is the entry's one answer: it needs no viewpoints
+        r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"]) or "answer" in reviewed
         forms = [a["question"] for a in (r.get("aliases") or [])]
         r["aliases_valid"] = bool(forms) and forms[0] == r["question"] and \
             sum(a["count"] for a in r["aliases"]) == r["frequency"]
