@@ -251,3 +251,26 @@ def test_the_reports_least_sure_merges_leave_out_a_reviewers_merges():
                   "merge_probability": None, "qid": "q1"}]
     out = merges(questions, [])
     assert out["merged_questions"] == 2 and [m["question"] for m in out["least_sure"]] == ["a"]
+
+
+def test_the_gate_takes_a_reviewers_answer_and_flag_as_the_entrys(tmp_path):
+    """A reviewer's answer on a subjective entry whose logged answers are all non-answers, flagged
+    time-sensitive under policy keep: every check the gate computes holds (and fails without the decisions)."""
+    import pyarrow as pa
+
+    from pipelines.release.quality import _qa_frame
+
+    row = {"answer": "Both are fine.", "answers": [{"answer_id": 1, "text": "I cannot say.", "count": 2,
+                                                   "non_answer": True, "instruction_like": False}],
+           "viewpoints": [], "qtype": "subjective", "total_answers": 2, "non_answers": 2, "frequency": 2,
+           "aliases": [{"question": "tea or coffee?", "count": 2}], "question": "tea or coffee?", "method": "reviewed",
+           "time_sensitive": True, "logs_period": None, "reliability": 1.0,
+           "reliability_parts": {"agreement": 1.0, "support": 1.0, "answered": 1.0, "consistent": 1.0, "fresh": 1.0},
+           "agreeing_answers": 0, "contradicted": False, "contradicting_answers": 0}
+    checks = ["has_valid_answer", "viewpoints_present", "time_policy_respected"]
+    for reviewed, expected in ((["answer", "time_sensitive"], True), ([], False)):
+        path = tmp_path / f"qa{len(reviewed)}.parquet"
+        pq.write_table(pa.Table.from_pylist([{**row, "reviewed": reviewed}]), path)
+        frame = _qa_frame(path, time_policy="keep")
+        assert {c: bool(frame[c][0]) for c in checks} == {c: expected for c in checks}
+        assert frame["non_answers_excluded"][0] and frame["reliability_valid"][0] and frame["aliases_valid"][0]
