@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("pipelines.build_base", "build a QA base from dialogue logs (or --demo)"),
     "daily": ("pipelines.scheduled", "run one logical date's build as the daily DAG does"),
     "gc": ("pipelines.release.retention", "remove old versions and what killed builds left (--dry-run: show it)"),
+    "review": ("pipelines.review_command", "list a review file's decisions against a base, or append one"),
     "report": ("pipelines.release.report_command",
                "(re)write a version's report.html, report.json and browse.html"),
     "query": ("indexes.query", "QuestionRetriever / AnswerRetriever over a base, one query or a file"),

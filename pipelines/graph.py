@@ -9,6 +9,10 @@ read -> validate -> count (fold into the saved state of earlier logs, if any)
      -> aggregate (non-answers, and instruction-like answers under injection.policy exclude, never vote)
      -> write store + index
 
+A review file's decisions (schemas.review; docs/review.md) ride along: merges and splits in the paraphrase grouping,
+the others on each entry they touch (Entry.review) from there on: exclude and keep where eligibility is decided,
+time_sensitive where the entry's flag is set, answer at aggregation.
+
 Side outputs: rejected rows, every distinct question with its fate, a
 deterministic sample of accepted rows, and a stats file of counts per stage
 (and an accepted-rows length profile) computed as data (exact on every runner).

@@ -96,8 +96,8 @@ def format_calls(rows: list[dict]) -> str:
 
 def summary_text(res: BuildResult) -> str:
     if res.unchanged:
-        return (f"no new input (every file was counted before), the same config and review file: {res.version} stays latest "
-                f"({res.path}); --full-rebuild recounts")
+        return (f"no new input (every file was counted before), the same config and review file: {res.version} "
+                f"stays latest ({res.path}); --full-rebuild recounts")
     c = res.manifest["counts"]
     lines = [
         format_table(res.stage_table),

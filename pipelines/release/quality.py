@@ -104,10 +104,13 @@ def _qa_frame(path: Path, time_policy: str = "flag", injection_policy: str = "ex
     for r in rows:
         answers = r["answers"] or []
         bad = {a["answer_id"] for a in answers if a.get("non_answer")}
+        # a reviewer's answer (docs/review.md) is the entry's answer whatever its logged answers were
+        reviewed = set(r.get("reviewed") or [])
         # non-answers: at least one answer answers; none is the published answer nor in a viewpoint; counted
-        r["has_valid_answer"] = len(bad) < len(answers)
-        # an LLM writes its own answer text (it may read like a shown non-answer); its viewpoints' ids still count
-        own_text = str(r.get("method", "")).startswith("llm")
+        r["has_valid_answer"] = len(bad) < len(answers) or "answer" in reviewed
+        # an LLM (or a reviewer) writes its own answer text (it may read like a shown non-answer); its viewpoints'
+        # ids still count
+        own_text = str(r.get("method", "")).startswith("llm") or "answer" in reviewed
         r["non_answers_excluded"] = ((own_text or r["answer"] not in {a["text"] for a in answers if a["answer_id"] in bad})
                                      and not any(i in bad for v in (r["viewpoints"] or []) for i in v["answer_ids"]))
         # injection.policy exclude: no instruction-like answer is the published answer nor in a viewpoint
@@ -119,7 +122,9 @@ def _qa_frame(path: Path, time_policy: str = "flag", injection_policy: str = "ex
         r["non_answers_counted"] = (r.get("non_answers", 0) == sum(a["count"] for a in answers if a["answer_id"] in bad)
                                     <= r["total_answers"])
         period = r.get("logs_period")
-        r["time_policy_respected"] = time_policy == "flag" or not r.get("time_sensitive")
+        # a reviewer's time_sensitive or keep decision overrides the policy for the entry
+        r["time_policy_respected"] = (time_policy == "flag" or not r.get("time_sensitive")
+                                      or bool(reviewed & {"time_sensitive", "keep"}))
         r["logs_period_valid"] = period is None or (bool(period["first"]) and period["first"] <= period["last"])
         r["rank_follows_frequency"] = prev is None or r["frequency"] <= prev
         prev = r["frequency"]
@@ -127,7 +132,8 @@ def _qa_frame(path: Path, time_policy: str = "flag", injection_policy: str = "ex
         used = [i for v in (r["viewpoints"] or []) for i in v["answer_ids"]]
         r["answer_ids_valid"] = (sorted(ids) == list(range(1, len(ids) + 1)) and len(used) == len(set(used))
                                  and all(1 <= i <= len(ids) for i in used))
-        r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"])
+        # a reviewer's answer is the entry's one answer: it needs no viewpoints
+        r["viewpoints_present"] = r["qtype"] != "subjective" or bool(r["viewpoints"]) or "answer" in reviewed
         forms = [a["question"] for a in (r.get("aliases") or [])]
         r["aliases_valid"] = bool(forms) and forms[0] == r["question"] and \
             sum(a["count"] for a in r["aliases"]) == r["frequency"]

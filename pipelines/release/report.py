@@ -40,7 +40,9 @@ def merges(questions: list[dict], qa: list[dict]) -> dict:
     biggest = sorted((r for r in qa if len(r["aliases"] or []) > 1),
                      key=lambda r: (-len(r["aliases"]), r["rank"]))[:MERGES_SHOWN]
     merged = [q for q in questions if q["merged_into_reason"]]
-    closest = sorted(merged, key=lambda q: (q["merge_probability"], q["question"]))[:MERGES_SHOWN]
+    # the judge's merges (a reviewer's have no probability: docs/review.md)
+    judged = [q for q in merged if q["merge_probability"] is not None]
+    closest = sorted(judged, key=lambda q: (q["merge_probability"], q["question"]))[:MERGES_SHOWN]
     return {
         "merged_questions": len(merged),
         "entries_with_aliases": sum(1 for r in qa if len(r["aliases"] or []) > 1),

@@ -158,7 +158,8 @@ def pooled(signatures) -> tuple:
     return tuple(sorted(total.items()))
 
 
-def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0, apart: frozenset = frozenset()) -> dict[str, tuple]:
+def link_groups(judged: list[tuple], answers_min_overlap: float = 0.0,
+                apart: frozenset = frozenset()) -> dict[str, tuple]:
     """Groups from judged pairs ``((a, b), (probability, same?, cosine, answer overlap, linked?, answers a,
     answers b))`` (judge_candidates): {member key: (group id, the key it was merged with, probability, answer
     overlap)} for members of groups of two or more.

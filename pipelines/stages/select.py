@@ -68,8 +68,9 @@ def with_entry_time_sensitivity(entry: Entry) -> Entry:
 
 
 def eligible(entry: Entry, drop_time_sensitive: bool) -> bool:
-    """Can the entry enter the base at all? (its representative passed both filters; and, under
-    time_sensitive.policy drop, is not time-sensitive)."""
+    """Can the entry enter the base at all? (its representative passed both filters, or a reviewer keeps it; and,
+    under time_sensitive.policy drop, is not time-sensitive unless a reviewer keeps it); never once a reviewer
+    excluded it (docs/review.md)."""
     rep = entry.representative
     review = entry.review
     if review is not None and review.excluded:
