@@ -179,21 +179,7 @@ def test_data_docs_reference_nothing_on_the_web(built):
     assert links == {p.relative_to(docs).as_posix() for p in docs.glob("validations/**/*.html")}
 
 
-# --- in chromium -------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip(NO_CHROMIUM)
-    from playwright.sync_api import sync_playwright  # the dev extra; drives the system chromium (never downloads one)
-
-    # the page's Content-Security-Policy forbids eval: wait with locator assertions (expect), not wait_for_function
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"] if os.geteuid() == 0 else [])
-        yield b
-        b.close()
-
+# --- in chromium (the browser fixture: conftest.py) ----------------------------------------------------------------
 
 class Visit:
     """A fresh page that records every request, console error, page error and dialog the browser sees."""

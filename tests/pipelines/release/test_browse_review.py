@@ -77,19 +77,7 @@ def test_the_storage_key_names_the_version_and_its_inputs():
     assert browse.review_facts({})["key"].startswith("qabase-review:?:")
 
 
-# --- in chromium -------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip(NO_CHROMIUM)
-    from playwright.sync_api import sync_playwright  # drives the system chromium (never downloads one)
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"] if os.geteuid() == 0 else [])
-        yield b
-        b.close()
-
+# --- in chromium (the browser fixture: conftest.py) ----------------------------------------------------------------
 
 @pytest.fixture
 def context(browser):
