@@ -177,3 +177,23 @@ def tiny_bert_classifier(tmp_path_factory, tiny_bert) -> Path:
     BertForSequenceClassification(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+# --- the browser the page tests share (tests/pipelines/release): Debian's chromium driven by Playwright (never a
+# downloaded one), one per test module; a test that asks for it skips, saying why, where chromium is not installed
+CHROMIUM = os.environ.get("QABASE_CHROMIUM") or next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+NO_CHROMIUM = "chromium is not installed (Debian: apt-get install chromium fonts-noto-cjk; .ci/setup installs both)"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip(NO_CHROMIUM)
+    from playwright.sync_api import sync_playwright  # the dev extra; drives the system chromium
+
+    # the page's Content-Security-Policy forbids eval: wait with locator assertions (expect), not wait_for_function
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        yield b
+        b.close()

@@ -179,7 +179,7 @@ def test_data_docs_reference_nothing_on_the_web(built):
     assert links == {p.relative_to(docs).as_posix() for p in docs.glob("validations/**/*.html")}
 
 
-# --- in chromium (the browser fixture: conftest.py) ----------------------------------------------------------------
+# --- in chromium (the browser fixture: tests/conftest.py) ----------------------------------------------------------
 
 class Visit:
     """A fresh page that records every request, console error, page error and dialog the browser sees."""

@@ -77,7 +77,7 @@ def test_the_storage_key_names_the_version_and_its_inputs():
     assert browse.review_facts({})["key"].startswith("qabase-review:?:")
 
 
-# --- in chromium (the browser fixture: conftest.py) ----------------------------------------------------------------
+# --- in chromium (the browser fixture: tests/conftest.py) ----------------------------------------------------------
 
 @pytest.fixture
 def context(browser):
