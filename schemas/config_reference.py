@@ -210,7 +210,8 @@ MEANINGS: dict[str, str] = {
                                    "stance); 200, the non-answer stage's opening, so its vectors serve both stages "
                                    "(500: slightly better English grouping at several times the cost, "
                                    "docs/aggregation.md).",
-    "aggregation.embed_max_chars_zh": "The same cut for Chinese answers (about a token a character).",
+    "aggregation.embed_max_chars_zh": "The cut for Chinese answers (about a token a character): 128, the non-answer "
+                                      "stage's Chinese opening.",
     # index
     "index.factory": "`auto`: Flat up to `flat_max` vectors, then IVF-Flat within `memory_budget_mb`, then IVF-PQ; "
                      "or any FAISS factory string (`HNSW32`, `IVF1024,PQ48`, ...).",

@@ -178,7 +178,7 @@ def first_sentence(text: str, limit: int) -> str:
 
 class EmbeddingAggregator:
     def __init__(self, embedder, merge_threshold: float = 0.68, lexical_weight: float = 0.4,
-                 summary_max_chars: int = 200, embed_max_chars: int = 200, embed_max_chars_zh: int = 200):
+                 summary_max_chars: int = 200, embed_max_chars: int = 200, embed_max_chars_zh: int = 128):
         self.embedder = embedder
         self._threshold = merge_threshold
         self._lexical_weight = lexical_weight
@@ -192,7 +192,7 @@ class EmbeddingAggregator:
     def opening_chars(self, lang: str) -> int:
         """How much of an answer is embedded: a Chinese character is about one token, an English one about a
         quarter, so Chinese answers get fewer characters for a like cost (the default equals the non-answer
-        head's opening, models.nonanswer.embedding.OPENING_CHARS, so the vector cache serves those vectors)."""
+        head's openings, models.nonanswer.embedding.OPENING_CHARS, so the vector cache serves those vectors)."""
         return self._embed_chars_zh if lang in ("zh", "mixed") else self._embed_chars
 
     def aggregate_many(self, groups):

