@@ -36,7 +36,8 @@ from pipelines.stages.embed import embed_transform
 from pipelines.stages.frontier import ScoreFrontier
 from pipelines.stages.metering import MeteredMap
 from pipelines.stages.nonanswer import InjectionSettings, nonanswer_transform
-from pipelines.stages.outputs import WriteStore, count, count_by, named, parquet_sink, write_stats_of
+from pipelines.stages.outputs import (
+    WriteStore, combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of)
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import unscored
@@ -180,50 +181,40 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:
-    """Every count of stats.json, as (name, value) PCollections."""
+    """Every count of stats.json, as (name, value) PCollections: one combine per PCollection (outputs.StatsFn)."""
     accepted = validated.accepted
-    published_groups = selected["ranked"] | "PublishedGroups" >> beam.Map(lambda r: r[1][1])
     return [
-        count(read.rows, "rows_parsed"),
-        count(read.rejected, "rows_rejected_read"),
-        count(accepted, "rows_accepted"),
-        count(validated.rejected, "rows_rejected_validate"),
-        count(questions, "distinct_questions"),
-        count(scored, "questions_scored"),
-        count(scored | "PassedGec" >> beam.Filter(lambda q: q.passed_gec), "passed_gec"),
-        count(scored | "PassedIntent" >> beam.Filter(lambda q: q.passed_intent), "passed_intent"),
-        count(scored | "PassedBothCount" >> beam.Filter(lambda q: q.passed_gec and q.passed_intent), "passed_both"),
-        count(scored | "TimeSensitiveQuestions" >> beam.Filter(lambda q: q.time_sensitive), "time_sensitive_questions"),
-        count(merged["entries"], "entries_formed"),
-        count(merged["entries"] | "EligibleEntries" >> beam.Filter(lambda e: e.representative is not None),
-              "entries"),
-        named(merged["entries"] | "MergedCounts" >> beam.Map(lambda e: len(e.members) - 1), "merged_questions", sum),
-        count(merged["pairs"], "paraphrase_pairs"),
-        named(merged["pairs"] | "MergeDecisions" >> beam.Map(lambda kv: int(kv[1][1])), "paraphrase_merges", sum),
-        count(judged, "candidates_judged"),
-        count(judged | "NoValidAnswer" >> beam.Filter(lambda eg: not has_answer(*eg)), "no_valid_answer"),
-        named(judged | "JudgedAnswers" >> beam.Map(lambda eg: len(eg[1].answers)), "answers_judged", sum),
-        named(judged | "JudgedNonAnswers" >> beam.Map(lambda eg: sum(a.non_answer for a in eg[1].answers)),
-              "non_answers_judged", sum),
-        named(judged | "JudgedInstructionLike" >> beam.Map(lambda eg: sum(a.instruction_like for a in eg[1].answers)),
-              "instruction_like_judged", sum),
-        count(judged | "InstructionLikeWithheld" >> beam.Filter(lambda eg: eg[1].withheld_reason == "instruction_like"),
-              "instruction_like_withheld"),
-        count(selected["ranked"], "top_k"),
-        named(published_groups | "KeptRowCounts" >> beam.Map(lambda g: g.total), "kept_rows", sum),
-        named(published_groups | "KeptNonAnswerRows" >> beam.Map(lambda g: g.non_answer_rows), "kept_non_answer_rows",
-              sum),
-        count(rows, "published"),
-        count(rows | "PublishedTimeSensitive" >> beam.Filter(lambda r: r["time_sensitive"]), "published_time_sensitive"),
-        count(rows | "PublishedInstructionLike" >> beam.Filter(lambda r: r["instruction_like"]),
-              "published_instruction_like"),
-        named(accepted, "accepted_profile", AcceptedProfileFn()),
-        count_by(rejected, "reject_reasons", lambda r: f"{r.stage}:{r.reason}"),
-        count_by(questions, "question_langs", lambda q: q.lang),
-        count_by(accepted, "row_langs", lambda r: r.lang),
-        # placeholders per kind in the accepted rows (never the values); summed over increments as row counts are
-        count_by(accepted | "RedactedKinds" >> beam.FlatMap(redaction_kinds, kinds), "redactions", lambda k: k),
-        count_by(rows, "qtypes", lambda r: r["qtype"]),
+        stats_of(read.rows, "Parsed", count("rows_parsed")),
+        stats_of(read.rejected, "RejectedRead", count("rows_rejected_read")),
+        stats_of(accepted, "Accepted", count("rows_accepted"), combined("accepted_profile", AcceptedProfileFn()),
+                 count_by("row_langs", lambda r: r.lang),
+                 # placeholders per kind in the accepted rows (never the values); summed over increments as row
+                 # counts are
+                 count_by_each("redactions", lambda r, k=kinds: redaction_kinds(r, k))),
+        stats_of(validated.rejected, "RejectedValidate", count("rows_rejected_validate")),
+        stats_of(rejected, "Rejected", count_by("reject_reasons", lambda r: f"{r.stage}:{r.reason}")),
+        stats_of(questions, "Questions", count("distinct_questions"), count_by("question_langs", lambda q: q.lang)),
+        stats_of(scored, "Scored", count("questions_scored"), count("passed_gec", lambda q: q.passed_gec),
+                 count("passed_intent", lambda q: q.passed_intent),
+                 count("passed_both", lambda q: q.passed_gec and q.passed_intent),
+                 count("time_sensitive_questions", lambda q: q.time_sensitive)),
+        stats_of(merged["entries"], "Entries", count("entries_formed"),
+                 count("entries", lambda e: e.representative is not None),
+                 total("merged_questions", lambda e: len(e.members) - 1)),
+        stats_of(merged["pairs"], "Pairs", count("paraphrase_pairs"),
+                 total("paraphrase_merges", lambda kv: int(kv[1][1]))),
+        stats_of(judged, "Judged", count("candidates_judged"),
+                 count("no_valid_answer", lambda eg: not has_answer(*eg)),
+                 total("answers_judged", lambda eg: len(eg[1].answers)),
+                 total("non_answers_judged", lambda eg: sum(a.non_answer for a in eg[1].answers)),
+                 total("instruction_like_judged", lambda eg: sum(a.instruction_like for a in eg[1].answers)),
+                 count("instruction_like_withheld", lambda eg: eg[1].withheld_reason == "instruction_like")),
+        stats_of(selected["ranked"], "TopK", count("top_k"), total("kept_rows", lambda r: r[1][1].total),
+                 total("kept_non_answer_rows", lambda r: r[1][1].non_answer_rows)),
+        stats_of(rows, "Published", count("published"),
+                 count("published_time_sensitive", lambda r: r["time_sensitive"]),
+                 count("published_instruction_like", lambda r: r["instruction_like"]),
+                 count_by("qtypes", lambda r: r["qtype"])),
     ]
 
 
