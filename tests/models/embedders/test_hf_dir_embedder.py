@@ -150,3 +150,32 @@ def test_the_packaged_minilm_directory_through_sentence_transformers_matches_min
     assert st.model_id != registry.embedder_identity("minilm")
     cosine = (st.embed(texts) * registry.load_embedder("minilm", device="cpu").embed(texts)).sum(axis=1)
     assert cosine.min() > 0.9999, cosine
+
+
+def test_batches_of_like_lengths_within_a_token_budget():
+    from models.embedders.hf import length_batches
+
+    lengths = [250, 5, 7, 6, 240, 8, 5, 30]
+    batches = length_batches(lengths, batch_size=3, budget=512)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # every text once
+    assert all(len(b) <= 3 and max(lengths[i] for i in b) * len(b) <= 512 or len(b) == 1 for b in batches)
+    assert [sorted(lengths[i] for i in b) for b in batches] == [[5, 5, 6], [7, 8, 30], [240, 250]]
+    assert length_batches([2000, 3], 64, 1024) == [[1], [0]]  # longer than the budget: alone
+    assert length_batches([], 64) == []
+
+
+def test_a_vector_does_not_depend_on_its_batch(tiny_bert):
+    """Batches follow length and a token budget, so a text meets different company in different calls: its
+    float32 vector must not change (an increment embeds a question with other texts than the full build did)."""
+    import models.embedders.hf as hf
+
+    emb = HFMeanPoolEmbedder(tiny_bert, batch_size=4)
+    texts = TEXTS * 3 + ["a much longer question " * 12]
+    alone = np.stack([emb.embed([t])[0] for t in texts])
+    together = emb.embed(texts)
+    budget, hf.TOKEN_BUDGET = hf.TOKEN_BUDGET, 16
+    try:
+        squeezed = emb.embed(list(reversed(texts)))[::-1]
+    finally:
+        hf.TOKEN_BUDGET = budget
+    assert np.array_equal(alone, together) and np.array_equal(alone, squeezed)
