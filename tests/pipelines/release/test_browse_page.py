@@ -12,12 +12,12 @@ fonts-noto-cjk``; .ci/setup does it).
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import CHROMIUM, NO_CHROMIUM
 from fakes.models import FakeModels
 
 from models.registry import load_config
@@ -26,9 +26,6 @@ from pipelines.release import browse
 from pipelines.release.report_command import main as report_main
 from schemas.layout import BROWSE_FILE, MANIFEST, QA_FILE, REPORT_FILES
 
-CHROMIUM = os.environ.get("QABASE_CHROMIUM") or next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-NO_CHROMIUM = "chromium is not installed (Debian: apt-get install chromium fonts-noto-cjk; .ci/setup installs both)"
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 HOSTILE_Q = "</script><script>alert(1)</script> what is this tag?"

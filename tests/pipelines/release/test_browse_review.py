@@ -10,7 +10,6 @@ decisions applied. Skips, saying why, where chromium is not installed (as test_b
 
 import hashlib
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -24,10 +23,6 @@ from pipelines.release import browse
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE
 from schemas.review import load_review
 from schemas.review_outcome import EXCLUDED_REASON, REVIEWED_METHOD
-
-CHROMIUM = os.environ.get("QABASE_CHROMIUM") or next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-NO_CHROMIUM = "chromium is not installed (Debian: apt-get install chromium fonts-noto-cjk; .ci/setup installs both)"
 
 FRANCE = "What is the capital of France?"
 FRANCE_FORM = "Which city is the capital of France?"

@@ -8,9 +8,7 @@ clears it.
 """
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -20,9 +18,6 @@ from fakes.models import FakeModels
 from models.registry import load_config
 from pipelines.build import run_build
 from schemas.layout import BROWSE_FILE, QA_FILE, TOPICS_FILE
-
-CHROMIUM = os.environ.get("QABASE_CHROMIUM") or next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 
 ITEMS = ["shoes", "jacket", "phone", "laptop", "book", "lamp", "chair", "watch"]
 PLACES = ["paris", "london", "tokyo", "berlin", "madrid", "rome", "oslo", "vienna"]
@@ -63,16 +58,15 @@ def test_the_two_kinds_of_question_are_two_named_topics_and_the_page_embeds_them
 
 
 @pytest.mark.slow  # a browser
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-def test_a_topic_click_filters_the_entries_and_a_second_click_clears_it(built):
-    from playwright.sync_api import expect, sync_playwright
+def test_a_topic_click_filters_the_entries_and_a_second_click_clears_it(built, browser):
+    # browser: tests/conftest.py (skips where chromium is not installed)
+    from playwright.sync_api import expect
 
     qa = pq.read_table(built.path / QA_FILE, columns=["question", "topic", "rank"]).to_pylist()
     topics = _page_data(built.path / BROWSE_FILE)["topics"]
     errors = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"] if os.geteuid() == 0 else [])
-        page = browser.new_page()
+    page = browser.new_page()
+    try:
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto((built.path / BROWSE_FILE).resolve().as_uri())
@@ -90,5 +84,6 @@ def test_a_topic_click_filters_the_entries_and_a_second_click_clears_it(built):
         assert page.input_value("select[name=topic]") == str(first["topic"])
         page.locator(f"#topic-list tbody tr[data-topic='{first['topic']}']").click()
         expect(entries).to_have_count(len(qa))
-        browser.close()
+    finally:
+        page.close()
     assert not errors, errors
