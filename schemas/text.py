@@ -51,16 +51,135 @@ def _is_cjk(ch: str) -> bool:
 
 
 def normalize_key(text: str) -> str:
-    """NFKC, whitespace collapsed, case-folded, traditional Chinese characters folded to simplified (長城有多長 and
-    长城有多长 share a key), trailing punctuation (ASCII and full-width) stripped."""
-    s = unicodedata.normalize("NFKC", text)
-    s = _WS.sub(" ", s).strip().casefold()
+    """A question's key: its :func:`match_text` (NFKC, invisible characters gone, look-alike letters of other
+    scripts folded to Latin) with whitespace collapsed, case-folded, traditional Chinese characters folded to
+    simplified (長城有多長 and 长城有多长 share a key), trailing punctuation (ASCII and full-width) stripped. Two
+    texts that display the same share a key, so they are one question for counting, merging, review decisions and
+    search alike."""
+    s = _WS.sub(" ", match_text(text)).strip().casefold()
     if _HAN.search(s):
         s = s.translate(_t2s_table())
     end = len(s)
     while end > 0 and (unicodedata.category(s[end - 1]).startswith("P") or s[end - 1].isspace()):
         end -= 1
     return s[:end]
+
+
+# --- the match view: what a text says, whatever invisible or look-alike characters it is written with ----------
+
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15) and the interlinear annotation
+# marks: characters no font draws. Soft hyphen, combining grapheme joiner, Arabic letter mark, Hangul fillers,
+# Khmer inherent vowels, Mongolian variation selectors and vowel separator, zero-width space / (non-)joiners,
+# direction marks, embeddings and isolates, word joiner, invisible operators, variation selectors, BOM,
+# tags and their variation selectors.
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+_IGNORABLE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _IGNORABLE_RANGES) + "]")
+_ZWJ, _ZWNJ = "\u200d", "\u200c"
+_BLACK_FLAG = "\U0001f3f4"
+
+
+def is_invisible(ch: str) -> bool:
+    """Whether ``ch`` is a character no font draws (Unicode's default-ignorable code points): zero-width space and
+    joiners, direction marks and isolates, BOM, soft hyphen, variation selectors, tags, Hangul fillers, ..."""
+    return _IGNORABLE.match(ch) is not None
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without any invisible character (:func:`is_invisible`)."""
+    return _IGNORABLE.sub("", text) if not text.isascii() else text
+
+
+def _joining_script(ch: str) -> bool:
+    # Hebrew to Myanmar, and the other scripts of South and South-East Asia, where (non-)joiners choose a
+    # letter's shape: Persian's ZWNJ, Indic conjuncts' ZWJ
+    return "\u0590" <= ch <= "\u1cff" or "\ua800" <= ch <= "\uabff"
+
+
+def _pictograph(ch: str) -> bool:
+    return (ch > "\u2000" and unicodedata.category(ch) in ("So", "Sk")) or "\U0001f300" <= ch <= "\U0001faff"
+
+
+def _invisible_does_work(text: str, i: int) -> bool:
+    """Whether the invisible character at ``text[i]`` changes how its neighbours are drawn, so showing the text
+    without it would show something else: a joiner inside an emoji sequence (👩‍💻) or between letters of a
+    joining script, a variation selector after a symbol or Han character (❤️, 1️⃣, 葛󠄀), the tags of a
+    subdivision flag (🏴 England)."""
+    ch = text[i]
+    before = text[i - 1] if i else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if ch in (_ZWJ, _ZWNJ):
+        if not before or not after:
+            return False
+        if ch == _ZWJ and (_pictograph(before) or before == "\ufe0f") and _pictograph(after):
+            return True
+        return _joining_script(before) and _joining_script(after)
+    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+        return bool(before) and not before.isspace() and (not before.isalpha() or _HAN.match(before) is not None)
+    if "\U000e0020" <= ch <= "\U000e007f":
+        j = i
+        while j > 0 and "\U000e0020" <= text[j - 1] <= "\U000e007f":
+            j -= 1
+        return j > 0 and text[j - 1] == _BLACK_FLAG
+    return False
+
+
+def visible_text(text: str) -> str:
+    """``text`` as a person sees it: every invisible character removed (:func:`is_invisible`) except those that
+    change how their neighbours are drawn (an emoji's joiner and variation selector, a joining script's
+    joiners, a flag's tags). So a question split by a zero-width space shows, and is stored, as the question
+    it looks like; nothing visible changes."""
+    if text.isascii() or _IGNORABLE.search(text) is None:
+        return text
+    return "".join(ch for i, ch in enumerate(text) if not is_invisible(ch) or _invisible_does_work(text, i))
+
+
+def match_text(text: str) -> str:
+    """The text a match is made on (keys, merging, review decisions, search, personal data): NFKC, every
+    invisible character removed, and letters of other scripts that Unicode's confusables table (TR39) gives as
+    a Latin letter's look-alike folded to that letter in words that mix them with Latin letters or are made of
+    look-alikes alone (wаter with a Cyrillic а is water; a Russian word with other letters stays as it is). Case,
+    spacing and punctuation are kept; Latin letters are never folded to each other (rn and m, 0 and O stay
+    apart), nor are Han characters."""
+    s = unicodedata.normalize("NFKC", strip_invisible(text))
+    if s.isascii():
+        return s
+    table = _latin_lookalikes()
+    if not any(ord(ch) in table for ch in s):
+        return s
+    return _WORD.sub(lambda m: _fold_word(m.group(), table), s)
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _fold_word(word: str, table: dict[int, str]) -> str:
+    if any(ord(ch) in table for ch in word) and (_LATIN.search(word) or all(ord(ch) in table for ch in word)):
+        return word.translate(table)
+    return word
+
+
+@functools.lru_cache(maxsize=1)
+def _latin_lookalikes() -> dict[int, str]:
+    """Letters of non-Latin scripts that Unicode's confusables table (TR39's confusables.txt, as the
+    ``confusable_homoglyphs`` package ships it) gives as confusable with one ASCII letter: Cyrillic а е о р с х
+    у і ј ѕ ԁ ԛ ԝ, Greek ο ν ρ, Armenian օ, ... Built once per process. Latin letters with marks or of other
+    shapes (ɑ, ı) are not folded: they are not another script passing for Latin."""
+    import json
+    from importlib.resources import files
+
+    data = json.loads(files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+    table: dict[str, str] = {}
+    for ch, entries in data.items():
+        if len(ch) != 1 or ch.isascii() or not ch.isalpha() or _LATIN.match(ch) or "LATIN" in unicodedata.name(ch, ""):
+            continue
+        targets = sorted({e["c"] for e in entries if len(e["c"]) == 1 and e["c"].isascii() and e["c"].isalpha()})
+        if targets:
+            # TR39 gives capital I and small l one prototype (l); a capital look-alike stands for the capital
+            table[ord(ch)] = "I" if ch.isupper() and targets[0] == "l" else targets[0]
+    return table
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,11 +206,12 @@ def _t2s_table() -> dict[int, str]:
 
 
 def clean_surface(text: str) -> str:
-    """The logged form to show people: whitespace and control characters collapsed into one space, and the
-    ends trimmed of whitespace and invisible format characters (zero-width space, BOM, direction marks, ...);
-    nothing else changed. Inside the text format characters stay: a zero-width joiner holds an emoji sequence
-    or a Persian word together. A text of nothing visible cleans to ""."""
-    return _trim_invisible(_WS_OR_CONTROL.sub(" ", text))
+    """The logged form to show people: whitespace and control characters collapsed into one space, invisible
+    characters removed where they do no work (:func:`visible_text`: a zero-width space or a direction isolate
+    inside a word goes, an emoji's joiner stays), and the ends trimmed of whitespace and invisible characters.
+    Nothing visible is changed: a look-alike letter stays as typed (its key folds it). A text of nothing visible
+    cleans to ""."""
+    return _trim_invisible(_WS_OR_CONTROL.sub(" ", visible_text(text)))
 
 
 def _invisible_at_an_end(ch: str) -> bool:
