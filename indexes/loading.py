@@ -27,7 +27,7 @@ from schemas import signing
 from schemas.errors import BaseIntegrityError, QabaseError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)
-from schemas.text import normalize_key
+from schemas.text import fold_lookalikes, normalize_key, strip_invisible
 
 VERIFIED_FILES = (QA_FILE, INDEX_FILE)
 
@@ -120,9 +120,12 @@ class LoadedBase:
     _embed_locks: dict = field(default_factory=dict)
 
     def redact_queries(self, queries: list[str]) -> list[str]:
-        """Queries as the base's questions were written: personal data replaced by the placeholders the build used
-        (its config's ``privacy``), so "my number is 139..., why no code?" finds the ``<PHONE>`` entry exactly. A
-        base built before redaction existed (no ``privacy`` in its config) takes queries as they are."""
+        """Queries as the base's questions were written: no invisible characters, look-alike letters of other
+        scripts folded to the Latin ones they imitate (schemas.text), and personal data replaced by the
+        placeholders the build used (its config's ``privacy``), so "my number is 139..., why no code?" finds the
+        ``<PHONE>`` entry exactly. A base built before redaction existed (no ``privacy`` in its config) takes
+        queries unredacted."""
+        queries = [fold_lookalikes(strip_invisible(q)) for q in queries]
         redactor = self.__dict__.get("_redactor")
         if redactor is None:
             from schemas.config import config_from_dict

@@ -25,8 +25,10 @@ from typing import NamedTuple
 from schemas.errors import QabaseError
 from schemas.layout import QUESTIONS_FILE, STATE_DIR, STATE_FILE
 
-STATE_VERSION = 4  # 2: first_seen per question (issue 13); 3: first/last dates (issue 14); 4: offsets dated in UTC,
-# year-first slash/dot/Chinese dates read (schemas.dates): dates kept by an older state may differ
+STATE_VERSION = 5  # 2: first_seen per question; 3: first/last dates; 4: offsets dated in UTC,
+# year-first slash/dot/Chinese dates read (schemas.dates): dates kept by an older state may differ; 5: keys on the
+# match view (invisible characters gone, look-alike letters folded) and personal data found behind invisible
+# characters and separators: an older state holds other keys, and values a build now redacts
 # row-level counts computed per increment and summed across increments
 ROW_COUNTS = ("rows_parsed", "rows_rejected_read", "rows_accepted", "rows_rejected_validate")
 ROW_COUNT_MAPS = ("reject_reasons", "row_langs", "redactions")

@@ -143,13 +143,25 @@ def match_text(text: str) -> str:
     look-alikes alone (wаter with a Cyrillic а is water; a Russian word with other letters stays as it is). Case,
     spacing and punctuation are kept; Latin letters are never folded to each other (rn and m, 0 and O stay
     apart), nor are Han characters."""
-    s = unicodedata.normalize("NFKC", strip_invisible(text))
+    return fold_lookalikes(unicodedata.normalize("NFKC", strip_invisible(text)))
+
+
+def fold_lookalikes(s: str) -> str:
+    """``s`` with look-alike letters of other scripts folded to the Latin letters they imitate, as
+    :func:`match_text` folds them, and nothing else changed."""
     if s.isascii():
         return s
     table = _latin_lookalikes()
     if not any(ord(ch) in table for ch in s):
         return s
     return _WORD.sub(lambda m: _fold_word(m.group(), table), s)
+
+
+def has_lookalikes(text: str) -> bool:
+    """Whether ``text`` passes letters of another script for Latin ones (:func:`match_text` folds some)."""
+    if text.isascii():
+        return False
+    return match_text(text) != unicodedata.normalize("NFKC", strip_invisible(text))
 
 
 _WORD = re.compile(r"[^\W\d_]+")

@@ -16,7 +16,9 @@
   var byRank = {};
   E.forEach(function (e) { byRank[e.rank] = e; });
 
-  function norm(s) { return String(s == null ? "" : s).normalize("NFKC").toLowerCase(); }
+  // as the build's keys read text: NFKC, no invisible character (schemas/text.py's default-ignorable set)
+  var INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]/g;
+  function norm(s) { return String(s == null ? "" : s).normalize("NFKC").replace(INVISIBLE, "").toLowerCase(); }
   function hay(e) {
     if (e._hay == null) {
       var parts = [e.question, e.answer];

@@ -14,11 +14,20 @@ from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import answer_signature
 from schemas.dates import seen_date, widen
 from schemas.records import QuestionStats
+from schemas.text import has_lookalikes
 
 
 def most_frequent(counts: dict[str, int]) -> str:
     """The most frequent entry; ties go to the lexicographically smallest, so runs agree."""
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def shown_form(forms: dict[str, int]) -> str:
+    """The form of a question (or answer) to show: the most frequent of those written in their own letters. Forms
+    that differ only by look-alike letters of another script share a key; however often the look-alike is logged,
+    people, models and search then read the form it imitates."""
+    plain = {f: n for f, n in forms.items() if not has_lookalikes(f)}
+    return most_frequent(plain or forms)
 
 
 _RULES = RuleNonAnswer()
@@ -38,7 +47,7 @@ def to_question_stats(key: str, state: tuple) -> QuestionStats:
     forms, langs, answers, first_seen, period = state
     return QuestionStats(
         key=key,
-        question=most_frequent(forms),
+        question=shown_form(forms),
         frequency=sum(forms.values()),
         lang=most_frequent(langs),
         surface_forms=len(forms),

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipelines.stages.count import most_frequent
+from pipelines.stages.count import shown_form
 from schemas.records import AnswerCount
 
 
 def ranked_answers(acc: dict[str, Counter]) -> list[tuple[str, int, str]]:
-    """(answer key, count, shown text: its most given surface form) of a group accumulator, most given first
+    """(answer key, count, shown text: its most given surface form, :func:`shown_form`) of a group accumulator, most given first
     (ties by text)."""
-    merged = [(key, sum(forms.values()), most_frequent(forms)) for key, forms in acc.items()]
+    merged = [(key, sum(forms.values()), shown_form(forms)) for key, forms in acc.items()]
     merged.sort(key=lambda x: (-x[1], x[2]))
     return merged
 
