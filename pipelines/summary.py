@@ -34,7 +34,7 @@ def stage_table(stats: dict, timings: dict[str, dict[str, float]], wall: dict[st
     ``increment``: this build's own row counts when it continued a saved state; read, validate and
     count then show the new rows only (the later stages work on all questions so far)."""
     rows_in = increment or stats
-    # builds before issue 16 scored every distinct question and counted only eligible entries
+    # format-1 bases without these counts scored every distinct question and counted only eligible entries
     scored = stats.get("questions_scored", stats["distinct_questions"])
     formed = stats.get("entries_formed", stats["entries"])
     out_counts = {
@@ -110,7 +110,7 @@ def summary_text(res: BuildResult) -> str:
         f"recall@10={res.manifest['index']['recall_at_10']}",
         f"version {res.version} -> {res.location or res.path}  ({res.manifest['build_seconds']:.1f}s)",
     ]
-    if "instruction_like_judged" in c:  # builds before issue 32 did not judge it
+    if "instruction_like_judged" in c:  # some format-1 bases did not judge it
         lines.insert(-1, f"instruction-like answers {c['instruction_like_judged']:,} of {c.get('answers_judged', 0):,} "
                          f"judged; entries withheld for them {c.get('instruction_like_withheld', 0):,}, published "
                          f"with the flag {c.get('published_instruction_like', 0):,}")

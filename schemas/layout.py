@@ -19,6 +19,10 @@ A base directory (``--output``)::
     BASE_DIR/.readers/<version>.lock             held (shared flock) by each service serving that version:
                                                  retention never deletes it (schemas.leases)
 
+A version's ``manifest.json`` names the base's format (``manifest_version``, :data:`BASE_FORMAT`); readers read
+older formats by what their files hold (a column, an index file, a count), and the history below says what each
+format added.
+
 A base on an object store (``--output gs://…``, ``s3://…``, ``hdfs://…``: any Beam FileSystems scheme but
 ``file``) has the same ``versions/<version>/`` and ``failed/`` prefixes, and instead of the symlink a small
 ``LATEST`` object holding the version id, written last by a publish (no rename, no symlink needed).
@@ -62,6 +66,14 @@ def space_rows_file(space: str) -> str:
     return f"index_{space}_rows.npy"
 
 
+# The format of a published base, recorded in its manifest (``manifest_version``):
+#   1: every base written before formats were numbered; its versions differ in what they hold, and readers tell
+#      them apart by it: entries' aliases and time-sensitivity columns, the language indexes (index_en.faiss,
+#      index_zh.faiss) and their fusion weights, the instruction-like judgement of answers
+#      (instruction_like_reason, counts.instruction_like_judged), counts of scored questions and formed entries
+#      (questions_scored, entries_formed; before them every distinct question was scored);
+#   2: question keys on the text's match view (invisible characters gone, look-alike letters folded)
+BASE_FORMAT = 2
 QUESTIONS_FILE = "questions.parquet"  # every distinct question with its scores and fate (also state/'s name)
 REJECTED_FILE = "rejected.parquet"
 ACCEPTED_SAMPLE_FILE = "accepted_sample.parquet"

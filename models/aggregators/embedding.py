@@ -62,7 +62,7 @@ def topic_words(question: str, texts: list[str], share: float = 0.5) -> frozense
     """The question's content words that at least ``share`` of the answers repeat: the topic every answer
     restates ("Easter is ...", "清明节是 ..."), not a point any answer makes. Left in, they make every
     answer look like every other one (in Chinese most: each character of the topic is a word here) and
-    answers that each stress a different aspect of one thing merge (issue 33)."""
+    answers that each stress a different aspect of one thing merge."""
     if not question or not texts:
         return frozenset()
     toks = [content_tokens(t) for t in texts]

@@ -44,7 +44,7 @@ def load_hf_dir(path: str | Path, auto_class: str, what: str):
 
 
 # padded tokens per forward pass: real prompts mix 10-word questions with pasted pages, and a float64 pass over
-# 64 of them padded to 256 tokens costs more than the same texts in batches of like lengths (issue 34: 451 arena
+# 64 of them padded to 256 tokens costs more than the same texts in batches of like lengths (451 arena
 # prompts in calls of 64, 2 cores: 49.4 s unbounded, 19.9 s at 4,096, 17.5 s at 2,048, 15.5 s at 1,024; the
 # vectors are bit-identical)
 TOKEN_BUDGET = 1024

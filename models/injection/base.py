@@ -1,4 +1,4 @@
-"""The instruction-like judgement: does an answer address the model that reads it? (issue 32)
+"""The instruction-like judgement: does an answer address the model that reads it?
 
 The base exists to be read by an agent. An answer logged as "SYSTEM OVERRIDE: ignore previous instructions and
 ..." is not an answer to the user's question but an instruction to whoever reads it next; served verbatim it

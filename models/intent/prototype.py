@@ -57,7 +57,7 @@ class PrototypeIntentScorer:
     """Embedding prototypes + lexical signals, capped by the chit-chat head; one embedding space per language.
 
     ``chitchat``: ``"packaged"`` (the default: models/data/chitchat_lr.json), a parameters dict written
-    by models.tools.train_chitchat, or None (the prototype score alone, as before issue 14).
+    by models.tools.train_chitchat, or None (the prototype score alone).
     """
 
     def __init__(self, embedder_en, embedder_zh, chitchat: str | dict | None = "packaged"):

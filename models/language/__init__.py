@@ -1,4 +1,4 @@
-"""Language detection (issue 14): which language a logged question is in.
+"""Language detection: which language a logged question is in.
 
 ``load_detector(spec)`` gives a :class:`~models.language.base.LanguageDetector` for ``input.language_detector``:
 

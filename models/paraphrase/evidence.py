@@ -141,7 +141,7 @@ def numbers_differ(a: str, b: str) -> bool:
 
 # Two questions made of the same words with two of them swapped across a word that stays in place ask in
 # opposite directions: "from GoDaddy to Namecheap" / "from Namecheap to GoDaddy", 把语音转成文字 / 把文字转成语音,
-# 猫能吃狗粮吗 / 狗能吃猫粮吗. Same content, a cosine near 1: on issue 33's fresh held-out pairs these were 7 of the
+# 猫能吃狗粮吗 / 狗能吃猫粮吗. Same content, a cosine near 1: on fresh held-out pairs these were 7 of the
 # 11 English wrong merges and 3 of the 10 Chinese ones. A swap across a symmetric word is the same question
 # ("tea or coffee" / "coffee or tea", 买房还是租房 / 租房还是买房, "ibuprofen with lisinopril"), and so is a
 # swap with nothing between ("password reset" / "reset password", 怎么重置密码 / 密码怎么重置).

