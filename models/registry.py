@@ -3,11 +3,11 @@
 Each kind's package exports ``BACKENDS`` (schemas.backends.Backend rows: a name or a path prefix, how to load
 it, its identity without loading, and what a prefix's target must be):
 
-- embedders (``models.embedder``, ``models.intent_embedder_*``): models/embedders/__init__.py
-- GEC (``models.gec_en``, ``models.gec_zh``): models/gec/__init__.py
-- intent (``models.intent``): models/intent/__init__.py
-- aggregation (``aggregation.backend``): models/aggregators/__init__.py
-- paraphrase judge (``paraphrase.judge``): models/paraphrase/__init__.py
+- embedders (``models.embedder``, ``models.intent_embedder_*``): models/embedders/backends.py
+- GEC (``models.gec_en``, ``models.gec_zh``): models/gec/backends.py
+- intent (``models.intent``): models/intent/backends.py
+- aggregation (``aggregation.backend``): models/aggregators/backends.py
+- paraphrase judge (``paraphrase.judge``): models/paraphrase/backends.py
 - non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
   models/timesensitive
 - instruction-like answers (``injection.model``): models/injection
@@ -32,8 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
-from models import (aggregators, embedders, gec, injection, intent, nonanswer, paraphrase, standalone, timesensitive,
-                    topics)
+from models.aggregators import backends as aggregators
+from models.embedders import backends as embedders
+from models.gec import backends as gec
+from models.injection import backends as injection
+from models.intent import backends as intent
+from models.nonanswer import backends as nonanswer
+from models.paraphrase import backends as paraphrase
+from models.standalone import backends as standalone
+from models.timesensitive import backends as timesensitive
+from models.topics import backends as topics
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.gec.base import GecScorer
@@ -475,7 +483,7 @@ class RegistryModels:
         return injection_judge(self.models, self.injections)
 
     def identities(self) -> dict[str, str]:
-        from models.language import detector_identity
+        from models.language.detector import detector_identity
 
         return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
                     language=detector_identity(self.language_detector),

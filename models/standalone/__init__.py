@@ -3,26 +3,6 @@ sense inside a conversation; in a QA base they match everything and answer nothi
 where GEC and intent are, schemas.judgement.QuestionJudge): it scores, the score stage decides at
 ``standalone.threshold`` and records the reason ``no_subject``. Backends: ``rules`` (default; no model).
 
-``BACKENDS``: this kind's table for models.registry (schemas.backends); the registry wires it as the
+``backends.BACKENDS``: this kind's table for models.registry (schemas.backends); the registry wires it as the
 ``standalone`` question judge (models.registry.QUESTION_JUDGES).
 """
-
-from __future__ import annotations
-
-from schemas.backends import Backend
-
-
-def _rules(target, ctx):
-    from models.standalone.rules import RuleStandalone
-
-    return RuleStandalone()
-
-
-def _rules_identity(target, ctx) -> str:
-    # the threshold is no part of it: the score cache keeps judgements and decides them again at each build's
-    from models.standalone.rules import RuleStandalone
-
-    return RuleStandalone.model_id
-
-
-BACKENDS = (Backend("rules", _rules, _rules_identity),)

@@ -43,7 +43,7 @@ def read_pairs(path: Path) -> list[tuple[str, str | None]]:
 
 def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     from models import registry
-    from models.language import shared_detector
+    from models.language.detector import shared_detector
 
     gate = cfg.input
     keep_all = not gate.languages or "all" in gate.languages

@@ -80,7 +80,7 @@ def _check_text(value: object, what: str, limit: int) -> tuple[str | None, str, 
 class LanguageGate:
     """The language of a question, and whether the build keeps it (``input.languages``, ``input.language_detector``).
 
-    Picklable: the detector is loaded on first use, once per process (``models.language.shared_detector``)."""
+    Picklable: the detector is loaded on first use, once per process (``models.language.detector.shared_detector``)."""
 
     def __init__(self, languages: tuple[str, ...] = InputConfig.languages,
                  detector: str = InputConfig.language_detector):
@@ -99,7 +99,7 @@ class LanguageGate:
     def detector(self):
         det = self.__dict__.get("_detector")
         if det is None:
-            from models.language import shared_detector
+            from models.language.detector import shared_detector
 
             det = self.__dict__["_detector"] = shared_detector(self.detector_spec)
         return det

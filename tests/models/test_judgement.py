@@ -2,7 +2,8 @@
 
 import pytest
 
-from models import gec, registry
+from models import registry
+from models.gec import backends as gec
 from models.nonanswer.base import score_answers
 from models.nonanswer.rules import RuleNonAnswer
 from models.timesensitive.base import score_questions

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from models.language import DEFAULT, decide, detector_identity, load_detector, shared_detector
+from models.language.base import decide
+from models.language.detector import DEFAULT, detector_identity, load_detector, shared_detector
 from models.language.base import ScriptFirstDetector
 from schemas.errors import ModelLoadError
 

