@@ -33,6 +33,9 @@ Parsed = Union[RawRow, Reject]
 MAX_NESTING = 100
 TOO_DEEP = "too_deep"
 DUPLICATE_KEY = "duplicate_key"
+# A Parquet page whose bytes differ from the CRC its writer stored beside it: the file was damaged after writing,
+# and its values cannot be trusted (an uncompressed page still decodes, to other values)
+CHECKSUM_MISMATCH = "parquet_checksum_mismatch"
 
 
 def nesting_over(value: Any, limit: int = MAX_NESTING) -> bool:
@@ -499,34 +502,32 @@ def _type_depth(schema: Any) -> int:
     return deepest
 
 
-def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConfig,
-                  batch_rows: int = 8192) -> Iterator[Parsed]:
-    """Parquet rows, positioned by their index (1-based). A file that breaks off (a corrupt page, text that is
-    not UTF-8) is one ``unreadable_parquet`` reject after the rows read before it."""
+def _page_fault(exc: Exception) -> str:
+    """The reason of a fault met reading a Parquet file's pages: a failed page checksum, or any other break.
+    pyarrow raises both as the same OSError; only its message tells them apart."""
+    return CHECKSUM_MISMATCH if "checksum verification failed" in str(exc).lower() else "unreadable_parquet"
+
+
+def _row_group_rows(parquet: Any, group: int, first: int, source: str, cfg: InputConfig, limits: LimitsConfig,
+                    batch_rows: int, may_be_deep: bool) -> Iterator[Parsed]:
+    """The rows of one row group, positioned from ``first`` + 1. A fault (a corrupt page, a failed checksum,
+    text that is not UTF-8) is one reject standing for the group's rows not yet read, after those read before it."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     faults = (pa.ArrowException, OSError, ValueError)  # ArrowInvalid is a ValueError; bad UTF-8 a UnicodeError
-    try:
-        parquet = pq.ParquetFile(handle)
-        batches = parquet.iter_batches(batch_size=batch_rows)
-    except faults as exc:
-        yield Reject(STAGE, "unreadable_parquet", source, 0, "", f"{type(exc).__name__}: {exc}"[:300])
-        return
-    may_be_deep = _type_depth(parquet.schema_arrow) > MAX_NESTING  # a row nests at most as deep as its schema
-    twice = _duplicated_field(parquet.schema_arrow)
-    if twice is not None:  # each row would keep the last column of the name: a silent change
-        yield Reject(STAGE, DUPLICATE_KEY, source, 0, "", f"the file has two columns named {preview(twice, 80)!r} "
-                                                          f"(which value is meant cannot be told); no row is read")
-        return
-    position = 0
+    last = first + parquet.metadata.row_group(group).num_rows
+    position = first
+    # batches of this group only: one that ran on into the next group would take that group's intact rows down
+    # with a fault of its own (pyarrow reads them lazily: the faults come from next())
+    batches = parquet.iter_batches(batch_size=batch_rows, row_groups=[group])
     while True:
         try:
             batch = next(batches, None)
             records = [] if batch is None else batch.to_pylist()
         except faults as exc:
-            yield Reject(STAGE, "unreadable_parquet", source, position + 1, "",
-                         f"after row {position}: {type(exc).__name__}: {exc}"[:300])
+            yield Reject(STAGE, _page_fault(exc), source, position + 1, "",
+                         f"row group {group + 1} of {parquet.num_row_groups}: rows {position + 1}-{last} not read: "
+                         f"{type(exc).__name__}: {exc}"[:300])
             return
         if batch is None:
             return
@@ -538,3 +539,31 @@ def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConf
             else:
                 yield from rows_from_record(record, source, position, cfg, limits)
 
+
+def parse_parquet(handle: Any, source: str, cfg: InputConfig, limits: LimitsConfig,
+                  batch_rows: int = 8192) -> Iterator[Parsed]:
+    """Parquet rows, positioned by their index (1-based), row group by row group. A row group that breaks off (a
+    corrupt page, text that is not UTF-8) is one ``unreadable_parquet`` reject after the rows read before it, and
+    one whose page differs from the checksum written with it one :data:`CHECKSUM_MISMATCH` reject; the row groups
+    after it are read (each is stored apart, from offsets in the file's footer). Pages written without a checksum
+    are read unchecked."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        # a damaged page with no compression to fail decodes to other values, silently: only its checksum
+        # (when the writer stored one) tells, and pyarrow checks it only when asked
+        parquet = pq.ParquetFile(handle, page_checksum_verification=True)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        yield Reject(STAGE, "unreadable_parquet", source, 0, "", f"{type(exc).__name__}: {exc}"[:300])
+        return
+    may_be_deep = _type_depth(parquet.schema_arrow) > MAX_NESTING  # a row nests at most as deep as its schema
+    twice = _duplicated_field(parquet.schema_arrow)
+    if twice is not None:  # each row would keep the last column of the name: a silent change
+        yield Reject(STAGE, DUPLICATE_KEY, source, 0, "", f"the file has two columns named {preview(twice, 80)!r} "
+                                                          f"(which value is meant cannot be told); no row is read")
+        return
+    first = 0
+    for group in range(parquet.num_row_groups):
+        yield from _row_group_rows(parquet, group, first, source, cfg, limits, batch_rows, may_be_deep)
+        first += parquet.metadata.row_group(group).num_rows

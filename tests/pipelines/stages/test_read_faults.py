@@ -389,8 +389,8 @@ def test_a_line_over_the_limit_is_skipped_as_one_reject(tmp_path, monkeypatch):
     assert rejected[0].detail.startswith(f"{len(long_line)} bytes > 100")
 
 
-def test_a_parquet_file_that_breaks_off_keeps_the_rows_before(tmp_path):
-    table = pa.table({"question": [_question(i) for i in range(1, 101)], "answer": ["Use the link."] * 100})
+def test_a_parquet_row_group_that_breaks_off_keeps_the_rows_of_the_others(tmp_path):
+    table = pa.table({"question": [_question(i) for i in range(1, 151)], "answer": ["Use the link."] * 150})
     path = tmp_path / "log.parquet"
     pq.write_table(table, path, row_group_size=50, compression="none")
     data = bytearray(path.read_bytes())
@@ -401,8 +401,57 @@ def test_a_parquet_file_that_breaks_off_keeps_the_rows_before(tmp_path):
     with open(path, "rb") as handle:
         items = list(parse_parquet(handle, str(path), CFG, LIM, batch_rows=10))
     rows = [i for i in items if isinstance(i, RawRow)]
-    assert [r.position for r in rows] == list(range(1, 51))
+    assert [r.position for r in rows] == [*range(1, 51), *range(101, 151)]
     assert _reasons([i for i in items if isinstance(i, Reject)]) == [("unreadable_parquet", 51)]
+
+
+def _parquet(path, checksums: bool, flip: bool = False) -> None:
+    """150 rows in three row groups of 50, uncompressed (a flipped byte decodes to another value instead of
+    failing to decompress); ``flip``: row 60's question then reads "account 70" on disk, its page's checksum
+    unchanged."""
+    table = pa.table({"question": [_question(i) for i in range(1, 151)],
+                      "answer": [f"Use the reset link {i}." for i in range(1, 151)]})
+    pq.write_table(table, path, row_group_size=50, compression="none", write_page_checksum=checksums)
+    if flip:
+        data = bytearray(path.read_bytes())
+        at = data.index(b"account 60?") + len(b"account ")
+        data[at] ^= ord("6") ^ ord("7")
+        path.write_bytes(bytes(data))
+
+
+def _as_written(accepted) -> bool:
+    """Every accepted row holds the question written at its position."""
+    return all(r.question == _question(p) for r, p in zip(accepted, _positions(accepted)))
+
+
+def test_a_parquet_page_that_fails_its_checksum_is_a_reject_and_no_changed_row(tmp_path):
+    path = tmp_path / "log.parquet"
+    _parquet(path, checksums=True, flip=True)
+    accepted, rejected = _funnel(path)  # _funnel: every row read is accepted or rejected
+    # the second row group is one reject; the first and the third are intact, checked and read
+    assert _positions(accepted) == [*range(1, 51), *range(101, 151)] and _as_written(accepted)
+    assert _reasons(rejected) == [("parquet_checksum_mismatch", 51)] and rejected[0].source == str(path)
+    assert rejected[0].detail.startswith("row group 2 of 3: rows 51-100 not read: OSError: ")
+    assert "CRC checksum verification failed" in rejected[0].detail
+
+
+def test_an_intact_parquet_with_checksums_reads_every_row(tmp_path):
+    path = tmp_path / "log.parquet"
+    _parquet(path, checksums=True)
+    accepted, rejected = _funnel(path)
+    assert _positions(accepted) == list(range(1, 151)) and _as_written(accepted) and rejected == []
+
+
+def test_a_parquet_without_checksums_reads_as_before(tmp_path):
+    path = tmp_path / "log.parquet"
+    _parquet(path, checksums=False)
+    accepted, rejected = _funnel(path)
+    assert _positions(accepted) == list(range(1, 151)) and _as_written(accepted) and rejected == []
+    # with no checksum to check, a flipped byte cannot be told from a value: it is read as it stands
+    _parquet(path, checksums=False, flip=True)
+    accepted, rejected = _funnel(path)
+    assert _positions(accepted) == list(range(1, 151)) and rejected == []
+    assert accepted[59].question == _question(70)
 
 
 def test_a_file_gone_since_it_was_listed_is_one_reject(tmp_path):
@@ -453,3 +502,33 @@ def test_the_stages_run_over_every_fault_and_count_every_row(tmp_path):
         assert_that(every, equal_to(list(expected.items())), label="RowsReadAreAcceptedPlusRejected")
         assert_that(counted | "Total" >> beam.CombineGlobally(sum), equal_to([sum(expected.values()) - 3]),
                     label="CountedTheAccepted")
+
+
+def test_a_parquet_page_that_fails_its_checksum_is_rejected_through_the_stages(tmp_path):
+    import apache_beam as beam
+    from apache_beam.testing.test_pipeline import TestPipeline
+    from apache_beam.testing.util import assert_that, equal_to
+
+    from pipelines.stages.read import ReadLogs
+    from pipelines.stages.validate import ValidateRows
+
+    _parquet(tmp_path / "flipped.parquet", checksums=True, flip=True)
+    _parquet(tmp_path / "intact.parquet", checksums=True)
+    _parquet(tmp_path / "unchecked.parquet", checksums=False)
+    files = expand_inputs([str(tmp_path)])
+    flipped = str(tmp_path / "flipped.parquet")
+    with TestPipeline() as p:
+        read_out = p | ReadLogs(files, CFG, LIM)
+        valid = read_out.rows | ValidateRows(LIM)
+        every = ((valid.accepted | "AcceptedSource" >> beam.Map(lambda r: r.row_id.rsplit(":", 1)[0]),
+                  read_out.rejected | "ReadRejectSource" >> beam.Map(lambda r: r.source),
+                  valid.rejected | "ValidateRejectSource" >> beam.Map(lambda r: r.source))
+                 | beam.Flatten() | beam.combiners.Count.PerElement())
+        # rows read = accepted + rejected: 100 rows and one reject of the flipped file, every row of the others
+        assert_that(every, equal_to([(flipped, 101), (str(tmp_path / "intact.parquet"), 150),
+                                     (str(tmp_path / "unchecked.parquet"), 150)]), label="EveryRowCounted")
+        assert_that(read_out.rejected | beam.Map(lambda r: (r.reason, r.source, r.position)),
+                    equal_to([("parquet_checksum_mismatch", flipped, 51)]), label="TheChecksumReject")
+        changed = valid.accepted | beam.Filter(lambda r: r.question == _question(70) and r.row_id.endswith(":60"))
+        assert_that(changed, equal_to([]), label="NoChangedRowAccepted")
+        assert_that(valid.rejected, equal_to([]), label="NoValidateReject")
