@@ -274,3 +274,23 @@ def test_the_gate_takes_a_reviewers_answer_and_flag_as_the_entrys(tmp_path):
         frame = _qa_frame(path, time_policy="keep")
         assert {c: bool(frame[c][0]) for c in checks} == {c: expected for c in checks}
         assert frame["non_answers_excluded"][0] and frame["reliability_valid"][0] and frame["aliases_valid"][0]
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"action": "answer", "question": "hello", "answer": "hi \\ud800"}', "'answer' holds a lone surrogate"),
+    ('{"action": "exclude", "question": "hello \\udfff"}', "'question' holds a lone surrogate"),
+    ('{"action": "exclude", "question": "hello", "by": %s}' % ("[" * 100_000 + "]" * 100_000),
+     "nested more than 32 levels deep"),
+    ('{"action": "answer", "question": "hello", "answer": "%s"}' % ("x" * 20_001),
+     "answer is 20,001 characters; at most 20,000"),
+])
+def test_the_build_refuses_what_it_would_fail_on_later_with_one_error_line(logs, tmp_path, capsys, line, message):
+    from pipelines import build_base
+
+    _, days, _ = logs
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"action": "exclude", "question": "hello"}\n' + line + "\n", encoding="utf-8")
+    code = build_base.main(["--input", str(days[0]), "--base", str(tmp_path / "base"), "--review", str(bad)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [err[0]] and err[0].startswith(f"error: review: r.jsonl line 2: {message}")
+    assert not (tmp_path / "base").exists()
