@@ -280,3 +280,27 @@ def test_an_answer_note_or_question_over_its_limit_is_an_error_of_its_line(field
         _decisions({"action": "keep", "question": "k"}, {**base, field: at_limit + "x"})
     assert str(exc.value) == f"review: review.jsonl line 2: {field} is {limit + 1:,} characters; at most {limit:,}"
 
+
+def test_a_question_merged_into_two_questions_goes_where_the_later_line_says():
+    from schemas.review_outcome import superseded_merges
+
+    ds = _decisions({"action": "merge", "question": "a", "into": "b"},
+                    {"action": "merge", "question": "A?", "into": "c"},
+                    {"action": "merge", "question": "d", "into": "e"},
+                    {"action": "merge", "question": "d", "into": "E"},
+                    {"action": "merge", "question": "f", "into": "a"})
+    assert superseded_merges(ds) == {1: 2}  # the same target twice (d into e, into E) is no conflict
+    groups, blocked = merge_groups({}, ds)
+    assert groups["a"] == groups["c"] == groups["f"] and "b" not in groups and blocked == {}
+    links = with_review_merges({}, ds)
+    assert links["a"][:2] == (groups["a"], "c") and "b" not in links
+    entry_of = {k: k for k in "abcdef"}
+    out = {o["line"]: (o["status"], o["detail"]) for o in review_outcome(ds, entry_of, built_with=False)}
+    assert out[1] == ("conflicting", "overridden by line 2 (a merge into another question)")
+    assert {out[n][0] for n in (2, 3, 4, 5)} == {"pending"}
+    built = {"a": "a", "c": "a", "f": "a", "b": "b", "d": "d", "e": "d"}
+    out = {o["line"]: o["status"] for o in review_outcome(ds, built)}
+    assert out == {1: "conflicting", 2: "applied", 3: "applied", 4: "applied", 5: "applied"}
+    # the later line wins when its target is in no entry too: the earlier one does not apply instead
+    stale = {o["line"]: o["status"] for o in review_outcome(ds[:2], {"a": "a", "b": "a"})}
+    assert stale == {1: "conflicting", 2: "stale"}
