@@ -9,7 +9,8 @@
 by default): ``applied``, ``stale`` (a question it names is in no entry), ``conflicting`` (another decision wins,
 and why), or ``pending`` when that version was built with another review file (or none): what would take
 effect on the next build. ``add`` checks the decision and the file as the build does, then appends the decision
-as one line (a YAML file: one list item), so a file written here never stops a build.
+as one line (a YAML file: one list item), so a file written here never stops a build; when anything fails it
+writes nothing (one ``error:`` line, exit 2).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from schemas import layout
 from schemas.errors import ConfigError, QabaseError
-from schemas.review import ACTIONS, decision_of, load_review, parse_review, review_line
+from schemas.review import ACTIONS, MAX_REVIEW_BYTES, decision_of, load_review, parse_review, review_line
 from schemas.review_outcome import review_outcome
 
 STATUS_ORDER = ("applied", "pending", "conflicting", "stale")
@@ -76,7 +77,7 @@ def _print_list(facts: dict, outcome: list[dict], as_json: bool) -> None:
     how = ("built with this file" if facts["built_with"]
            else "built with another review file or none: 'pending' is what the next build applies")
     counts = ", ".join(f"{n} {s}" for s in STATUS_ORDER if (n := sum(o["status"] == s for o in outcome)))
-    print(f"{facts['file']}: {len(outcome)} decision(s) against version {facts['version']} ({how}): "
+    print(f"{shown_path(facts['file'])}: {len(outcome)} decision(s) against version {facts['version']} ({how}): "
           f"{counts or 'none'}")
     for o in outcome:
         other = f" -> {o['other']!r}" if o.get("other") else ""
@@ -85,20 +86,55 @@ def _print_list(facts: dict, outcome: list[dict], as_json: bool) -> None:
 
 
 def add_decision(file: Path, item: dict) -> str:
-    """Check ``item`` and the file as a build would, then append it; returns the line written."""
-    existing = file.read_bytes() if file.is_file() else b""
-    if file.exists() and not file.is_file():
-        raise ConfigError(f"review: {file} is not a regular file")
-    parse_review(existing, file.name)  # a file that would stop a build is not added to
+    """Check ``item`` and the file with it as a build would, then append it; returns the line written. Nothing is
+    written unless the file with the line reads back as its decisions and this one, last: whatever fails, the file
+    is as it was (or is not created)."""
+    existing = _existing(file)
     is_yaml = file.name.lower().endswith((".yaml", ".yml"))
     line_no = existing.count(b"\n") + (1 if existing and not existing.endswith(b"\n") else 0) + 1
     decision = decision_of(item, file.name, line_no)
     text = review_line(decision)
     out = ("- " + text) if is_yaml else text
-    prefix = "\n" if existing and not existing.endswith(b"\n") else ""
-    with open(file, "a", encoding="utf-8") as f:
-        f.write(prefix + out + "\n")
+    prefix = b"\n" if existing and not existing.endswith(b"\n") else b""
+    added = prefix + (out + "\n").encode("utf-8")
+    if len(existing) + len(added) > MAX_REVIEW_BYTES:
+        raise ConfigError(f"review: {file} would be {len(existing) + len(added):,} bytes; a review file is at most "
+                          f"{MAX_REVIEW_BYTES:,}")
+    decisions = parse_review(existing + added, file.name)  # a file that would stop a build is not added to
+    if not decisions or decisions[-1] != decision:
+        raise ConfigError(f"review: {file.name} line {line_no}: the decision would not read back as written after "
+                          f"the file's last line (nothing was written)")
+    try:
+        with open(file, "ab") as f:
+            f.write(added)
+    except OSError as exc:
+        raise ConfigError(f"review: {file}: cannot write it ({exc.strerror or exc})") from None
     return out
+
+
+def _existing(file: Path) -> bytes:
+    """The review file's bytes, empty when it does not exist yet."""
+    if not file.exists():
+        return b""
+    if not file.is_file():
+        raise ConfigError(f"review: {file} is not a regular file")
+    size = file.stat().st_size
+    if size > MAX_REVIEW_BYTES:
+        raise ConfigError(f"review: {file} is {size:,} bytes; a review file is at most {MAX_REVIEW_BYTES:,}")
+    try:
+        return file.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"review: {file}: cannot read it ({exc.strerror or exc})") from None
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as it can be printed: the bytes of a name that is not UTF-8 (which Python holds as lone surrogates)
+    written as ``\\xff`` escapes."""
+    text = str(path)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no byte makes (not from a command line): its code point
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _item(args: argparse.Namespace) -> dict:
@@ -119,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             _print_list(facts, outcome, args.json)
         else:
             written = add_decision(args.file, _item(args))
-            print(f"{args.file}: added {written}")
+            print(f"{shown_path(args.file)}: added {written}")
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

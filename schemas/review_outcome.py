@@ -7,6 +7,10 @@ what was applied:
 
 * merge and split: a split wins; a merge whose two questions a split keeps apart (directly, or because earlier
   merges put a split's two sides on either side) is conflicting;
+* merges of one question into different questions: the later line wins, the earlier ones are conflicting (a
+  question has one place to go; applying both would join the two targets, which no line asked for, and the
+  later line wins as it does between exclude and keep, or two answers, so that a changed mind is one appended
+  line);
 * exclude / keep on one entry: the later line wins, the earlier ones of the other action are conflicting;
 * answer (or time_sensitive) on one entry: the later line wins over an earlier one with another text (value);
 * an excluded entry serves nothing: its answer and time_sensitive decisions are conflicting.
@@ -96,19 +100,32 @@ def entry_review(decisions: list[Decision]) -> tuple[EntryReview | None, dict[in
     return review, statuses
 
 
+def superseded_merges(decisions: Iterable[Decision]) -> dict[int, int]:
+    """{line of a merge: the later line that merges the same question into another question}: the merges that do
+    not apply (the later line wins; a merge repeated with the same target is no conflict)."""
+    last: dict[str, Decision] = {}
+    for d in decisions:
+        if d.action == "merge":
+            last[d.key] = d
+    return {d.line: last[d.key].line for d in decisions
+            if d.action == "merge" and last[d.key].other_key != d.other_key}
+
+
 def merge_groups(groups: Mapping[str, str], decisions: Iterable[Decision]) -> tuple[dict[str, str], dict[int, int]]:
     """The merges applied to a grouping: ({question key: group id} for every key a merge moved or joined,
     {merge line: the split line that kept its two sides apart}). ``groups``: {key: group id} of the grouped
     questions (a key absent is its own group). Merges go in file order; one whose two groups a split spans is
-    refused. Group ids stay the smallest key of the group, as the paraphrase grouping names them."""
+    refused, as is one a later merge of the same question overrides (:func:`superseded_merges`, not in the
+    returned dict). Group ids stay the smallest key of the group, as the paraphrase grouping names them."""
     decisions = list(decisions)
+    superseded = superseded_merges(decisions)
     splits = [d for d in decisions if d.action == "split"]
     gid = dict(groups)
     members: dict[str, set] = defaultdict(set)
     for k, g in gid.items():
         members[g].add(k)
     blocked: dict[int, int] = {}
-    for d in (d for d in decisions if d.action == "merge"):
+    for d in (d for d in decisions if d.action == "merge" and d.line not in superseded):
         ga, gb = gid.get(d.key, d.key), gid.get(d.other_key, d.other_key)
         if ga == gb:
             continue
@@ -136,6 +153,9 @@ def review_outcome(decisions: Iterable[Decision], entry_of: Mapping[str, str], b
         missing = [t for k, t in zip(d.keys(), (d.question, d.other)) if k not in entry_of]
         if missing:
             status[d.line] = (STALE, "no question " + " nor ".join(repr(t) for t in missing) + " in the base")
+    for line, winner in superseded_merges(decisions).items():
+        if line not in status:
+            status[line] = (CONFLICTING, f"overridden by line {winner} (a merge into another question)")
     live = [d for d in decisions if d.line not in status]
     splits = [d for d in live if d.action == "split"]
     per_entry: dict[str, list[Decision]] = defaultdict(list)

@@ -40,7 +40,7 @@ from models.registry import ModelFactory
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
 from schemas.config import ParaphraseConfig
 from schemas.records import Entry, ScoredQuestion
-from schemas.review_outcome import by_key, decisions_of_entry, entry_review, merge_groups
+from schemas.review_outcome import by_key, decisions_of_entry, entry_review, merge_groups, superseded_merges
 from schemas.text import question_id
 
 STAGE = "paraphrase"
@@ -218,15 +218,17 @@ def split_pairs(decisions) -> frozenset:
 
 def with_review_merges(links: dict, decisions) -> dict:
     """:func:`link_groups`' output with the review's merges applied (schemas.review_outcome.merge_groups: in file
-    order, never across a split): a question a merge moved is linked to the question it was merged into, with no
-    probability (a reviewer's decision, not the judge's)."""
+    order, never across a split, the later of two merges of one question into different ones): a question a merge
+    moved is linked to the question it was merged into, with no probability (a reviewer's decision, not the
+    judge's)."""
     merges = [d for d in decisions if d.action == "merge"]
     if not merges:
         return links
     groups, blocked = merge_groups({k: v[0] for k, v in links.items()}, decisions)
+    superseded = superseded_merges(decisions)
     out = {k: (groups[k], *v[1:]) for k, v in links.items()}
     for d in merges:
-        if d.line in blocked:
+        if d.line in blocked or d.line in superseded:
             continue
         out[d.key] = (groups[d.key], d.other_key, None, None)
         if d.other_key not in out:
@@ -495,7 +497,9 @@ class MergeParaphrases(beam.PTransform):
                        | "ReviewNamed" >> beam.Filter(lambda q, ks: q.key in ks, ks=named)
                        | "NamedKeys" >> beam.Map(lambda q: q.key)
                        | "AllNamed" >> beam.combiners.ToList())
+            # a merge a later one overrides touches no entry, even when the judge put its two questions in one
             index = present | "ReviewIndex" >> beam.Map(
-                lambda ks, r: by_key(d for d in r if set(d.keys()) <= set(ks)), r=self._review)
+                lambda ks, r, over: by_key(d for d in r if set(d.keys()) <= set(ks) and d.line not in over),
+                r=self._review, over=frozenset(superseded_merges(self._review)))
             entries = entries | "ReviewMarks" >> beam.Map(with_entry_review, beam.pvalue.AsSingleton(index))
         return {"entries": entries, "pairs": pairs}

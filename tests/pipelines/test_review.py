@@ -274,3 +274,44 @@ def test_the_gate_takes_a_reviewers_answer_and_flag_as_the_entrys(tmp_path):
         frame = _qa_frame(path, time_policy="keep")
         assert {c: bool(frame[c][0]) for c in checks} == {c: expected for c in checks}
         assert frame["non_answers_excluded"][0] and frame["reliability_valid"][0] and frame["aliases_valid"][0]
+
+
+def test_a_question_merged_into_two_questions_joins_the_later_one_only(logs, tmp_path):
+    _, days, _ = logs
+    review = _write(tmp_path / "review.jsonl", [
+        {"action": "merge", "question": "Where is the nearest branch?", "into": "What is the capital of France?",
+         "note": "first thought"},
+        {"action": "merge", "question": "Where is the nearest branch?", "into": "When does the store open?",
+         "note": "second thought"}])
+    res = _build(days[:1], tmp_path / "base", _cfg(review))
+    qa, questions = _qa(res), _questions(res)
+    store, capital = qa["When does the store open?"], qa["What is the capital of France?"]
+    assert {a["question"] for a in store["aliases"]} == {"When does the store open?", "Where is the nearest branch?"}
+    assert store["reviewed"] == ["merge"] and store["review_note"] == "second thought"
+    assert [a["question"] for a in capital["aliases"]] == ["What is the capital of France?"]
+    assert capital["reviewed"] == [] and capital["review_note"] == ""
+    assert questions["Where is the nearest branch?"]["entry_key"] == questions["When does the store open?"]["entry_key"]
+    review_section = res.manifest["review"]
+    assert (review_section["applied"], review_section["conflicting"]) == (1, 1)
+    assert [(o["line"], o["detail"]) for o in review_section["not_applied"]] == [
+        (1, "overridden by line 2 (a merge into another question)")]
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"action": "answer", "question": "hello", "answer": "hi \\ud800"}', "'answer' holds a lone surrogate"),
+    ('{"action": "exclude", "question": "hello \\udfff"}', "'question' holds a lone surrogate"),
+    ('{"action": "exclude", "question": "hello", "by": %s}' % ("[" * 100_000 + "]" * 100_000),
+     "nested more than 32 levels deep"),
+    ('{"action": "answer", "question": "hello", "answer": "%s"}' % ("x" * 20_001),
+     "answer is 20,001 characters; at most 20,000"),
+])
+def test_the_build_refuses_what_it_would_fail_on_later_with_one_error_line(logs, tmp_path, capsys, line, message):
+    from pipelines import build_base
+
+    _, days, _ = logs
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"action": "exclude", "question": "hello"}\n' + line + "\n", encoding="utf-8")
+    code = build_base.main(["--input", str(days[0]), "--base", str(tmp_path / "base"), "--review", str(bad)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [err[0]] and err[0].startswith(f"error: review: r.jsonl line 2: {message}")
+    assert not (tmp_path / "base").exists()
