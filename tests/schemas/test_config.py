@@ -92,3 +92,16 @@ def test_every_key_declares_its_meaning_and_its_default_is_allowed():
         assert not allowed.bounded() or allowed.admits(value), path
         assert not allowed.choices or value in allowed.choices, path
 
+
+def test_code_that_uses_a_key_takes_its_default_from_the_config():
+    # one default per key: the constructors' defaults are the dataclasses', not copies of them
+    from indexes.builder import FaissIndexBuilder
+    from models.aggregators.embedding import EmbeddingAggregator
+
+    index, aggregation = BuildConfig().index, BuildConfig().aggregation
+    builder = FaissIndexBuilder()
+    assert (builder.flat_max, builder.memory_budget_mb, builder.recall_floor) == \
+        (index.flat_max, index.memory_budget_mb, index.recall_floor)
+    aggregator = EmbeddingAggregator(type("E", (), {"model_id": "e"})())
+    assert aggregator._threshold == aggregation.merge_threshold
+    assert aggregator.opening_chars("zh") == aggregation.embed_max_chars_zh
