@@ -3,7 +3,7 @@
 The index type follows the base's size and a memory budget, as autofaiss chooses, or
 an explicit FAISS factory string:
 
-* up to ``flat_max`` vectors (default 100,000): ``Flat``, exact inner product;
+* up to ``flat_max`` vectors (``index.flat_max``): ``Flat``, exact inner product;
 * above that, while the raw vectors fit ``memory_budget_mb``: ``IVF{nlist},Flat``;
 * beyond the budget: ``IVF{nlist},PQ{m}`` (m = dim / 8 sub-quantisers of 8 bits).
 
@@ -28,6 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
+from schemas.config import IndexConfig
+
 NPROBES = (8, 16, 32, 64, 128, 256, 512, 1024)
 TRAIN_PER_LIST = 64
 
@@ -36,7 +38,8 @@ class IndexBuilder(Protocol):
     def build(self, vectors: np.ndarray, path: Path) -> dict: ...
 
 
-def choose_factory(n: int, dim: int, flat_max: int = 100_000, memory_budget_mb: float = 4096.0) -> str:
+def choose_factory(n: int, dim: int, flat_max: int = IndexConfig.flat_max,
+                   memory_budget_mb: float = IndexConfig.memory_budget_mb) -> str:
     """The factory string for n vectors of dim under the budget (see module doc)."""
     if n <= flat_max:
         return "Flat"
@@ -75,8 +78,9 @@ def recall_at(index, queries: np.ndarray, truth: np.ndarray, k: int) -> float:
 
 
 class FaissIndexBuilder:
-    def __init__(self, factory: str = "auto", metric: str = "ip", flat_max: int = 100_000,
-                 memory_budget_mb: float = 4096.0, recall_floor: float = 0.95, use_gpu: str = "auto",
+    def __init__(self, factory: str = IndexConfig.factory, metric: str = IndexConfig.metric,
+                 flat_max: int = IndexConfig.flat_max, memory_budget_mb: float = IndexConfig.memory_budget_mb,
+                 recall_floor: float = IndexConfig.recall_floor, use_gpu: str = IndexConfig.use_gpu,
                  sample: int = 1000, seed: int = 0):
         self.factory = factory
         self.metric = metric

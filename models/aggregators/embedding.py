@@ -19,6 +19,7 @@ import numpy as np
 
 from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
 from models.words import content_tokens
+from schemas.config import AggregationConfig
 from schemas.records import AnswerCount
 from schemas.text import truncate
 
@@ -86,8 +87,8 @@ def lexical_distances(texts: list[str], ignore: frozenset[str] = frozenset()) ->
     return lex
 
 
-def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = 0.4, lang: str = "en",
-                     same_number: float = 0.3, question: str = "") -> np.ndarray:
+def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: float = AggregationConfig.lexical_weight,
+                     lang: str = "en", same_number: float = 0.3, question: str = "") -> np.ndarray:
     """The distance the answers are clustered on: :func:`centred_distances` mixed with
     :func:`lexical_distances` at ``lexical_weight`` (the question's :func:`topic_words` left out); near
     duplicates (raw cosine at or above
@@ -177,8 +178,11 @@ def first_sentence(text: str, limit: int) -> str:
 
 
 class EmbeddingAggregator:
-    def __init__(self, embedder, merge_threshold: float = 0.68, lexical_weight: float = 0.4,
-                 summary_max_chars: int = 200, embed_max_chars: int = 200, embed_max_chars_zh: int = 128):
+    def __init__(self, embedder, merge_threshold: float = AggregationConfig.merge_threshold,
+                 lexical_weight: float = AggregationConfig.lexical_weight,
+                 summary_max_chars: int = AggregationConfig.summary_max_chars,
+                 embed_max_chars: int = AggregationConfig.embed_max_chars,
+                 embed_max_chars_zh: int = AggregationConfig.embed_max_chars_zh):
         self.embedder = embedder
         self._threshold = merge_threshold
         self._lexical_weight = lexical_weight
@@ -343,7 +347,7 @@ def leading_member(cluster: list[int], answers: list[AnswerCount], support: list
 
 
 def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexical_weight: float,
-                                  summary_max_chars: int, embed_max_chars: int, embed_max_chars_zh: int = 200) -> str:
+                                  summary_max_chars: int, embed_max_chars: int, embed_max_chars_zh: int) -> str:
     # the version is part of the aggregation cache key: bump it whenever results would change
     # (v5: summaries from the members' vectors; Chinese openings cut at their own length;
     # v6: the question's topic words left out of the content-word overlap)

@@ -36,6 +36,7 @@ from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
 from models.aggregators.prompt import AggregationParseError, load_prompt, parse_aggregation
 from models.aggregators.retry import (RetriesExhausted, RetryPolicy, TransientError, parse_retry_after,
                                       retryable_status, with_retries)
+from schemas.config import AggregationConfig
 from schemas.errors import ModelLoadError
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ class GenerationError(RuntimeError):
 
 
 class HfGenerator:
-    def __init__(self, path: str | Path, max_new_tokens: int = 256, batch_size: int = 4, max_prompt_tokens: int = 1536):
+    def __init__(self, path: str | Path, max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
+                 batch_size: int = 4, max_prompt_tokens: int = 1536):
         import torch
 
         from models.embedders.hf import load_hf_dir
@@ -105,8 +107,11 @@ class HttpGenerator:
     """``attempts``, ``retry_max_s``: the retry budget of each request (:class:`models.aggregators.retry.RetryPolicy`);
     ``retry_base_s``: the first backoff. None of them is part of ``model_id``: they change when, not what."""
 
-    def __init__(self, url: str, model: str = "auto", max_new_tokens: int = 256, timeout_s: float = 120.0,
-                 batch_size: int = 8, attempts: int = 4, retry_max_s: float = 60.0, retry_base_s: float = 1.0):
+    def __init__(self, url: str, model: str = AggregationConfig.llm_model,
+                 max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
+                 timeout_s: float = AggregationConfig.llm_timeout_seconds, batch_size: int = 8,
+                 attempts: int = AggregationConfig.llm_attempts,
+                 retry_max_s: float = AggregationConfig.llm_retry_max_seconds, retry_base_s: float = 1.0):
         self._url = url.rstrip("/")
         if self._url.endswith("/v1"):
             self._url = self._url[:-3]
@@ -198,7 +203,7 @@ class HttpGenerator:
 
 
 class LlmAggregator:
-    def __init__(self, generator: Generator, fallback, prompt_version: str = "v1"):
+    def __init__(self, generator: Generator, fallback, prompt_version: str = AggregationConfig.prompt_version):
         self.generator = generator
         self.fallback = fallback
         self.prompt = load_prompt(prompt_version)
@@ -266,8 +271,10 @@ def from_reply(reply: str, qtype: str, lang: str, answers) -> AggregateResult:
     return AggregateResult(answer, round(share, 6), round(margin, 6), views, method, flags)
 
 
-def make_generator(backend: str, max_new_tokens: int = 256, model: str = "auto", *, attempts: int = 4,
-                   retry_max_s: float = 60.0, timeout_s: float = 120.0) -> Generator:
+def make_generator(backend: str, max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
+                   model: str = AggregationConfig.llm_model, *, attempts: int = AggregationConfig.llm_attempts,
+                   retry_max_s: float = AggregationConfig.llm_retry_max_seconds,
+                   timeout_s: float = AggregationConfig.llm_timeout_seconds) -> Generator:
     """``hf:/path`` or ``http://host:port`` / ``https://...`` (with its retry budget and per-request timeout)."""
     if backend.startswith("hf:"):
         return HfGenerator(backend[3:], max_new_tokens=max_new_tokens)
@@ -290,7 +297,8 @@ def http_generator_identity(url: str, model: str, max_new_tokens: int) -> str:
     return f"http:{url[:-3] if url.endswith('/v1') else url}#{model or 'auto'}/max{max_new_tokens}"
 
 
-def generator_identity(backend: str, max_new_tokens: int = 256, model: str = "auto") -> str:
+def generator_identity(backend: str, max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
+                       model: str = AggregationConfig.llm_model) -> str:
     """What :func:`make_generator` would give as ``model_id``, without loading a model or calling an endpoint."""
     if backend.startswith("hf:"):
         return hf_generator_identity(backend[3:], max_new_tokens)

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from schemas.config import AggregationConfig
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -60,8 +62,8 @@ class RetryPolicy:
     since the first attempt began; the n-th wait is ``base_seconds * 2**n`` (at most ``cap_seconds``), drawn
     from its upper half (jitter), or the server's ``Retry-After`` when it sends one."""
 
-    attempts: int = 4
-    max_seconds: float = 60.0
+    attempts: int = AggregationConfig.llm_attempts
+    max_seconds: float = AggregationConfig.llm_retry_max_seconds
     base_seconds: float = 1.0
     cap_seconds: float = 30.0
 

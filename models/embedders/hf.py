@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from models.embedders.hf_common import DEVICES, _quiet_transformers, dir_fingerprint, resolve_device  # noqa: F401
+from schemas.config import ModelsConfig
 from schemas.errors import ModelLoadError
 
 
@@ -82,7 +83,8 @@ class HFMeanPoolEmbedder:
     """
 
     def __init__(self, path: str | Path, name: str | None = None, max_length: int = 256,
-                 batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
+                 batch_size: int = ModelsConfig.batch_size, torch_threads: int = ModelsConfig.torch_threads,
+                 device: str = ModelsConfig.device):
         path = Path(path)
         self.device = resolve_device(device)  # before loading: a missing GPU fails fast
         self._tok, self._model, fingerprint = load_hf_dir(path, "AutoModel", "an encoder")
@@ -143,7 +145,8 @@ def encoder_identity(path: str | Path, name: str | None = None) -> str:
     return (name or f"hf:{path.name}@{dir_fingerprint(path)}") + ":f64"
 
 
-def hf_dir_embedder(path: str | Path, batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
+def hf_dir_embedder(path: str | Path, batch_size: int = ModelsConfig.batch_size,
+                    torch_threads: int = ModelsConfig.torch_threads, device: str = ModelsConfig.device):
     """The embedder of a local directory (``hf:/dir``): a sentence-transformers directory (with ``modules.json``)
     through its own pooling and normalisation (:mod:`models.embedders.st`), any other one mean-pooled."""
     from models.embedders.st import SentenceTransformerEmbedder, is_sentence_transformers_dir

@@ -9,6 +9,7 @@ import hashlib
 import os
 from pathlib import Path
 
+from schemas.config import ModelsConfig, rules_for
 from schemas.errors import ModelLoadError
 
 
@@ -32,10 +33,10 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
-DEVICES = ("auto", "cpu", "cuda")  # models.device
+DEVICES = rules_for(ModelsConfig, "device").choices
 
 
-def resolve_device(device: str = "auto") -> str:
+def resolve_device(device: str = ModelsConfig.device) -> str:
     """``cpu`` or ``cuda``: where a torch model runs in this process for ``models.device``."""
     if device not in DEVICES:
         raise ModelLoadError(f"models.device must be one of {', '.join(DEVICES)}, got {device!r}")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schemas.config import ModelsConfig
 from schemas.errors import ModelLoadError
 
 SBERT_MARKER = "modules.json"  # what makes a directory a sentence-transformers model
@@ -60,7 +61,8 @@ class SentenceTransformerEmbedder:
     stays off). ``device`` as :func:`models.embedders.hf.resolve_device`.
     """
 
-    def __init__(self, path: str | Path, batch_size: int = 64, torch_threads: int = 0, device: str = "auto"):
+    def __init__(self, path: str | Path, batch_size: int = ModelsConfig.batch_size,
+                 torch_threads: int = ModelsConfig.torch_threads, device: str = ModelsConfig.device):
         from models.embedders.hf_common import _quiet_transformers, resolve_device
 
         path = Path(path)

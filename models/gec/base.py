@@ -12,12 +12,13 @@ import json
 import math
 from typing import Protocol
 
+from schemas.config import FilterConfig
 from schemas.judgement import Judgement
 from schemas.privacy import with_stand_ins
 
 STRENGTH = 3.5
 REASON = "low_gec"  # a question the GEC judge flags (its score at or below filter.gec_threshold)
-OWN_THRESHOLD = 0.5  # one confident correction in a five-word question (filter.gec_threshold's default)
+OWN_THRESHOLD = FilterConfig.gec_threshold  # the filter's default: one confident correction in a five-word question
 
 
 class GecScorer(Protocol):

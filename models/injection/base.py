@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.config import InjectionConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 
@@ -27,7 +28,7 @@ class InjectionJudge(Protocol):
 
 
 def score_answers(judge: InjectionJudge, items: list[tuple[str, str, str]],
-                  threshold: float = -1.0) -> list[tuple[float, str]]:
+                  threshold: float = InjectionConfig.threshold) -> list[tuple[float, str]]:
     """(score, reason) per item at ``threshold`` (-1: the judge's own); the reason is "" exactly when the answer
     is not instruction-like."""
     return verdicts(judge, judge.judgements(items) if items else [], [lang for _, _, lang in items], threshold)

@@ -11,10 +11,11 @@ from typing import Protocol
 import numpy as np
 
 from models.embedders.base import Embedder
+from schemas.config import FilterConfig
 from schemas.judgement import Judgement
 
 REASON = "low_intent"  # a question the intent judge flags (its score at or below filter.intent_threshold)
-OWN_THRESHOLD = 0.3  # filter.intent_threshold's default
+OWN_THRESHOLD = FilterConfig.intent_threshold
 FLAGS_LOW = True  # a quality score: at or below the threshold is flagged
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.config import NonAnswerConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 
@@ -27,7 +28,7 @@ class NonAnswerDetector(Protocol):
 
 
 def score_answers(detector: NonAnswerDetector, items: list[tuple[str, str, str]],
-                  threshold: float = -1.0) -> list[tuple[float, str]]:
+                  threshold: float = NonAnswerConfig.threshold) -> list[tuple[float, str]]:
     """(score, reason) per item at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
     answer answers."""
     return verdicts(detector, detector.judgements(items) if items else [], [lang for _, _, lang in items], threshold)

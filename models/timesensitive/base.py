@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.config import TimeSensitiveConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 
@@ -32,7 +33,7 @@ class TimeSensitivityDetector(Protocol):
 
 
 def score_questions(detector: TimeSensitivityDetector, questions: list[str], langs: list[str], vectors=None,
-                    threshold: float = -1.0) -> list[tuple[float, str]]:
+                    threshold: float = TimeSensitiveConfig.threshold) -> list[tuple[float, str]]:
     """(score, reason) per question at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
     question is not time-sensitive."""
     if not questions:

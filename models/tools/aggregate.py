@@ -23,6 +23,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from schemas.config import AggregationConfig
 from schemas.errors import QabaseError
 
 
@@ -52,10 +53,11 @@ def read_groups(path: Path) -> list[dict]:
     return groups
 
 
-def aggregate_groups(groups: list[dict], backend: str = "embedding", model: str = "auto",
-                     prompt_version: str = "v1") -> list[dict]:
+def aggregate_groups(groups: list[dict], backend: str = AggregationConfig.backend,
+                     model: str = AggregationConfig.llm_model,
+                     prompt_version: str = AggregationConfig.prompt_version) -> list[dict]:
     from models import registry
-    from schemas.config import AggregationConfig, ModelsConfig
+    from schemas.config import ModelsConfig
     from schemas.records import AnswerCount
     from schemas.text import detect_lang
 
@@ -147,8 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "OpenAI-compatible endpoint (the LLM backends fall back to embedding)")
     ap.add_argument("--model-dir", metavar="DIR", help="hf: a local causal LM directory")
     ap.add_argument("--url", help="http: an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
-    ap.add_argument("--model", default="auto", help="http: the model name (auto: the server's first)")
-    ap.add_argument("--prompt-version", default="v1",
+    ap.add_argument("--model", default=AggregationConfig.llm_model,
+                    help="http: the model name (auto: the server's first)")
+    ap.add_argument("--prompt-version", default=AggregationConfig.prompt_version,
                     help="hf and http: the aggregation prompt (models/aggregators/prompts/aggregate_<version>.*)")
     return ap
 
@@ -168,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise QabaseError("usage: --backend http needs --url http(s)://host:port")
             backend = args.url
         else:
-            backend = "embedding"
+            backend = AggregationConfig.backend
         rows = aggregate_groups(read_groups(args.input), backend, args.model, args.prompt_version)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)

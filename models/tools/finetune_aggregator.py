@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+from schemas.config import AggregationConfig
 from schemas.errors import QabaseError
 
 
@@ -85,7 +86,8 @@ def encode(tok, prompt: str, target: str, max_length: int) -> tuple[list[int], l
 
 def finetune(train: Path, base_model: Path, out: Path, epochs: int = 1, max_steps: int | None = None,
              lr: float = 2e-4, lora_r: int = 8, lora_alpha: int = 16, batch_size: int = 1, grad_accum: int = 8,
-             max_length: int = 2048, prompt_version: str = "v1", seed: int = 0, merge: bool = True,
+             max_length: int = 2048, prompt_version: str = AggregationConfig.prompt_version, seed: int = 0,
+             merge: bool = True,
              log=print) -> dict:
     import torch
     from peft import LoraConfig, get_peft_model
@@ -170,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--batch-size", type=int, default=1, help="examples per forward pass")
     ap.add_argument("--grad-accum", type=int, default=8, help="forward passes per optimiser step")
     ap.add_argument("--max-length", type=int, default=2048, help="tokens kept per example (its end)")
-    ap.add_argument("--prompt-version", default="v1",
+    ap.add_argument("--prompt-version", default=AggregationConfig.prompt_version,
                     help="the aggregation prompt (models/aggregators/prompts/aggregate_<version>.*)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the shuffling and the adapter's initialisation")
     ap.add_argument("--no-merge", action="store_true", help="write the adapter only, not the merged model")

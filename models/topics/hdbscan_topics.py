@@ -25,6 +25,7 @@ import json
 import numpy as np
 
 from models.topics.base import UNASSIGNED, renumber
+from schemas.config import TopicsConfig
 
 SEED = 0
 TOPIC_SIZE_DIVISOR = 200  # min_cluster_size 0: max(MIN_TOPIC, entries / this)
@@ -36,7 +37,9 @@ def auto_min_cluster_size(n: int) -> int:
 
 
 class HdbscanTopics:
-    def __init__(self, min_cluster_size: int = 0, min_samples: int = 1, dims: int = 32, fit_sample: int = 10000):
+    def __init__(self, min_cluster_size: int = TopicsConfig.min_cluster_size,
+                 min_samples: int = TopicsConfig.min_samples, dims: int = TopicsConfig.dims,
+                 fit_sample: int = TopicsConfig.fit_sample):
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
         self.dims = dims

@@ -15,6 +15,7 @@ from collections import Counter
 
 from models.topics.base import UNASSIGNED, UNASSIGNED_NAME
 from models.words import content_tokens
+from schemas.config import TopicsConfig
 
 NAME_SEPARATOR = " · "
 
@@ -23,7 +24,7 @@ def _is_cjk_char(word: str) -> bool:
     return len(word) == 1 and "\u4e00" <= word <= "\u9fff"
 
 
-def topic_words(texts: list[list[str]], labels: list[int], words: int = 4) -> dict[int, list[str]]:
+def topic_words(texts: list[list[str]], labels: list[int], words: int = TopicsConfig.words) -> dict[int, list[str]]:
     """``texts[i]``: the texts of point i (an entry's question and its other forms); ``labels[i]``: its topic.
     The ``words`` most telling words of every topic but ``UNASSIGNED`` (whose texts still count in f), best
     first, ties in word order."""

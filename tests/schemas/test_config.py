@@ -1,7 +1,7 @@
 import pytest
 
 from models.registry import load_config
-from schemas.config import BuildConfig, config_yaml
+from schemas.config import BuildConfig, config_yaml, key_fields, meaning_of, rules_of
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
 
@@ -61,3 +61,47 @@ def test_printed_config_reads_back_to_the_same_config(tmp_path):
     p = tmp_path / "c.yaml"
     p.write_text(config_yaml(cfg))
     assert load_config(p) == cfg
+
+
+@pytest.mark.parametrize("path,value,needle", [
+    ("topics.dims", 1, "topics.dims must be 0 (automatic) or at least 2, got 1"),
+    ("non_answer.threshold", 2, "non_answer.threshold must be within [0, 1] (or -1: the model's own), got 2.0"),
+    ("paraphrase.long_copy_jaccard", 0, "paraphrase.long_copy_jaccard must be within (0, 1], got 0.0"),
+    ("index.memory_budget_mb", 0, "index.memory_budget_mb must be positive, got 0.0"),
+    ("retention.keep_versions", -1, "retention.keep_versions must be 0 (keep all) or positive, got -1"),
+    ("topics.fit_sample", 99, "topics.fit_sample must be at least 100, got 99"),
+    ("index.use_gpu", "maybe", "index.use_gpu must be one of auto, yes, no, got 'maybe'"),
+    ("input.csv_delimiter", ";;", "input.csv_delimiter must be a single character"),
+])
+def test_a_keys_declared_range_is_checked_and_stated(path, value, needle):
+    with pytest.raises(ConfigError) as err:
+        structural_load_config(None, {path: value})
+    assert str(err.value) == f"config: {needle}"
+
+
+def test_a_keys_sentinel_and_ends_are_allowed():
+    cfg = structural_load_config(None, {"non_answer.threshold": -1, "topics.dims": 0, "topics.min_cluster_size": 2,
+                                        "paraphrase.long_copy_jaccard": 1, "retention.keep_versions": 0})
+    assert (cfg.non_answer.threshold, cfg.topics.dims, cfg.retention.keep_versions) == (-1.0, 0, 0)
+
+
+def test_every_key_declares_its_meaning_and_its_default_is_allowed():
+    for path, f, value in key_fields(BuildConfig()):
+        assert meaning_of(f), f"{path}: declared without a meaning (schemas.config.key)"
+        allowed = rules_of(f)
+        assert not allowed.bounded() or allowed.admits(value), path
+        assert not allowed.choices or value in allowed.choices, path
+
+
+def test_code_that_uses_a_key_takes_its_default_from_the_config():
+    # one default per key: the constructors' defaults are the dataclasses', not copies of them
+    from indexes.builder import FaissIndexBuilder
+    from models.aggregators.embedding import EmbeddingAggregator
+
+    index, aggregation = BuildConfig().index, BuildConfig().aggregation
+    builder = FaissIndexBuilder()
+    assert (builder.flat_max, builder.memory_budget_mb, builder.recall_floor) == \
+        (index.flat_max, index.memory_budget_mb, index.recall_floor)
+    aggregator = EmbeddingAggregator(type("E", (), {"model_id": "e"})())
+    assert aggregator._threshold == aggregation.merge_threshold
+    assert aggregator.opening_chars("zh") == aggregation.embed_max_chars_zh
