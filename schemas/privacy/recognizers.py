@@ -4,9 +4,11 @@ replaces. Patterns find candidates; checks (Luhn, the ID check digit, a real bir
 context word) decide.
 
 Every recogniser reads the *match view* of a text (:func:`match_view`): full-width digits, letters and
-punctuation folded to ASCII one character for one, so spans stay those of the original. In Python's ``re``
-a Han character is a word character, so ``\\b`` never separates "电话" from "138...": numbers are bounded by
-look-arounds on digits instead.
+punctuation, and the other spaces and dashes, folded to ASCII one character for one, and invisible characters
+(:func:`schemas.text.is_invisible`) dropped, so a value split by zero-width spaces reads as the value it shows. The
+view keeps where each of its characters stands in the original, so the redactor replaces the original span (the
+invisible characters inside a value go with it). In Python's ``re`` a Han character is a word character, so ``\\b``
+never separates "电话" from "138...": numbers are bounded by look-arounds on digits instead.
 """
 
 from __future__ import annotations
@@ -17,12 +19,17 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from schemas.privacy.checks import cn_id15_valid, cn_id18_valid, luhn_valid
+from schemas.text import is_invisible, strip_invisible
 
 EMAIL, PHONE, ID_NUMBER, CARD, IP, PASSPORT, URL = "EMAIL", "PHONE", "ID_NUMBER", "CARD", "IP", "PASSPORT", "URL"
 KINDS = (URL, EMAIL, ID_NUMBER, CARD, PHONE, IP, PASSPORT)
 
-# full-width ASCII (U+FF01..U+FF5E) and the ideographic space, one character for one
-_FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# one character for one: full-width ASCII (U+FF01..U+FF5E) and the ideographic space; the no-break, thin and other
+# typographic spaces (a number copied from a web page is often grouped by them) and the hyphens, dashes and minus
+# sign that stand where a keyboard's "-" would
+_FOLD = ({cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+         | dict.fromkeys((0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F), 0x20)
+         | dict.fromkeys((*range(0x2010, 0x2016), 0x2212), 0x2D))
 
 
 class Finding(NamedTuple):
@@ -32,11 +39,36 @@ class Finding(NamedTuple):
     score: float
 
 
-_FOLDED = re.compile("[\uff01-\uff5e\u3000]")
+_FOLDED = re.compile("[" + "".join(map(chr, _FOLD)) + "]")
 
 
-def match_view(text: str) -> str:
-    return text.translate(_FOLD) if _FOLDED.search(text) else text
+class MatchView(NamedTuple):
+    """What the recognisers read, and where each of its characters stands in the original text (``None`` when
+    nothing was dropped: then a view's span is the original's)."""
+    text: str
+    origin: tuple[int, ...] | None
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the view's ``[start, end)``: from its first character's place to just after its
+        last's, so the invisible characters between them are inside."""
+        if self.origin is None:
+            return start, end
+        return self.origin[start], self.origin[end - 1] + 1
+
+    def original(self, finding: Finding) -> Finding:
+        start, end = self.span(finding.start, finding.end)
+        return finding._replace(start=start, end=end)
+
+
+def match_view(text: str) -> MatchView:
+    if text.isascii():  # most texts: nothing to fold, nothing invisible
+        return MatchView(text, None)
+    if _FOLDED.search(text):
+        text = text.translate(_FOLD)
+    if len(strip_invisible(text)) == len(text):
+        return MatchView(text, None)
+    origin = tuple(i for i, ch in enumerate(text) if not is_invisible(ch))
+    return MatchView("".join(text[i] for i in origin), origin)
 
 
 class PatternRecognizer:
@@ -59,25 +91,43 @@ class PatternRecognizer:
         self.trigger = re.compile(trigger) if trigger else None
 
     def find(self, view: str) -> Iterator[Finding]:
-        """Findings in ``view`` (the trigger is only a shortcut: a text it misses has no finding either)."""
-        for m in self.regex.finditer(view):
-            value = m.group()
-            if self.check is not None and not self.check(value):
-                continue
-            if self.context is not None and not self.context.search(view, max(0, m.start() - self.window),
-                                                                     m.start()):
-                continue
-            if self.veto is not None and self.veto.search(view, max(0, m.start() - 12), m.start()):
-                continue
-            yield Finding(self.kind, m.start(), m.end(), self.score)
+        """Findings in ``view`` (the trigger is only a shortcut: a text it misses has no finding either). A candidate
+        that is refused does not hide one that starts inside it ("me at john dot smith at gmail dot com": "me at
+        john dot smith" is refused, "john dot smith at gmail dot com" is the address), so the search goes on from
+        the character after the refused one's start."""
+        at = 0
+        while (m := self.regex.search(view, at)) is not None:
+            if self._accepts(view, m):
+                yield Finding(self.kind, m.start(), m.end(), self.score)
+                at = max(m.end(), m.start() + 1)
+            else:
+                at = m.start() + 1
+
+    def _accepts(self, view: str, m: re.Match) -> bool:
+        if self.check is not None and not self.check(m.group()):
+            return False
+        if self.context is not None and not self.context.search(view, max(0, m.start() - self.window), m.start()):
+            return False
+        return self.veto is None or self.veto.search(view, max(0, m.start() - 12), m.start()) is None
 
 
 def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
+def _groups(value: str) -> list[str]:
+    return re.split(_SEP, value)
+
+
 def _id18(value: str) -> bool:
-    return cn_id18_valid(value.replace(" ", ""))
+    """A valid 18-character ID, however it is grouped, but not cut into ones and twos ("1 1 0 1 ...")."""
+    groups = _groups(value)
+    return (len(groups) == 1 or min(map(len, groups)) >= 2) and cn_id18_valid("".join(groups))
+
+
+def _id15(value: str) -> bool:
+    groups = _groups(value)
+    return (len(groups) == 1 or min(map(len, groups)) >= 2) and cn_id15_valid("".join(groups))
 
 
 def _id_shaped(digits: str) -> bool:
@@ -85,18 +135,26 @@ def _id_shaped(digits: str) -> bool:
 
 
 def _card(value: str) -> bool:
-    """13 to 19 digits, grouped plainly (one separator kind), an issuer's first digits, and Luhn."""
+    """13 to 19 digits, in groups of three or more (spaces, dashes or dots, mixed or not: a date, a price or a
+    version beside a number leaves a shorter group), an issuer's first digits, and Luhn."""
     digits = _digits(value)
-    seps = set(re.sub(r"\d", "", value))
-    if len(seps) > 1 or not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+    if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
         return False
     # 17 and 18 digits: UnionPay's lengths only, and never an ID number's shape (a birth date at 7-14)
     if len(digits) in (17, 18) and (not digits.startswith("62") or _id_shaped(digits)):
         return False
-    if seps and min(len(g) for g in re.split(r"[ -]", value)) < 3:
+    if min(len(g) for g in _groups(value)) < 3:
         return False
     lengths = next((n for prefix, n in _ISSUERS if prefix.match(digits)), ())
     return len(digits) in lengths and luhn_valid(digits)
+
+
+def _mobile(value: str) -> bool:
+    """A dot is a separator only in a number grouped 3-4-4 at both places (137.7777.8888, 137.7777 8888);
+    138.12345678 is a decimal."""
+    if "." not in value:
+        return True
+    return len(_groups(re.sub(r"^(?:\(?\+86\)?|0086)[ \-.]?", "", value))) == 3
 
 
 # issuers' first digits and their numbers' lengths: Visa, Mastercard (51-55, 2221-2720), Amex, Diners, JCB,
@@ -133,16 +191,105 @@ def _ipv6(value: str) -> bool:
 
 
 _D0, _D1 = r"(?<!\d)", r"(?!\d)"
+# what may stand between the groups of a number: a space, a dash or a dot, one at a time, of one kind or mixed
+# (138-1234 5678, 137.7777.8888); zero-width characters are gone from the view, and the other spaces and dashes
+# folded to these
+_SEP = r"[ \-.]"
 # URLs as written in text: ASCII only (a Han character ends one), trailing punctuation left outside
 _URL_CHAR = r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
-# a phone number is not the tail or head of a longer spaced digit run (a card, an account number)
+# a phone number is not the tail or head of a longer grouped digit run (a card, an account number, a decimal)
 # nor the digits after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers)
-_P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-])", r"(?!\d)(?![ \-]\d)"
+_P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-.])", r"(?!\d)(?![ \-.]\d)"
 _VERSION_BEFORE = r"(?<![A-Za-z0-9.:/])(?<!v)(?<!V)"
 # the trigger of every digit kind: a run of at least 8 digits, at most two separators apart (the shortest such value
 # is an international number's 8 digits; "(010) 8888", "+44 (0)20" have two-character gaps). Most text holds no such
 # run (years, prices, sizes), and then none of the nine digit patterns runs.
 _LONG_DIGITS = r"\d(?:[ \-.()]{0,2}\d){7,}"
+
+# --- e-mail addresses written so that a scraper misses them ----------------------------------------------------------
+# "name [at] example [dot] com", "name(at)example(dot)com", "name AT example DOT com", "john dot smith at gmail dot
+# com", "zhangsan艾特qq点com", "zhangsan#163.com" (Chinese sites write # for @ and say so), "john@example[dot]com".
+# Full-width brackets and ＠ are folded by the view.
+_OPEN, _CLOSE, _SP = r"[\[({<【]", r"[\])}>】]", r"[ \t]"
+_OBF_AT = (_SP + "*" + _OPEN + _SP + r"*(?:[Aa][Tt]|@)" + _SP + "*" + _CLOSE + _SP + "*"  # [at] (at) {at} 【at】 [@]
+           + "|" + _SP + r"*艾特" + _SP + "*"
+           + "|" + _SP + r"+(?:at|AT)" + _SP + "+"
+           + "|" + _SP + r"+@" + _SP + r"+|@|#")
+_OBF_DOT = (_SP + "*" + _OPEN + _SP + r"*(?:[Dd][Oo][Tt]|\.|点|點)" + _SP + "*" + _CLOSE + _SP + "*"
+            + "|" + _SP + r"+(?:dot|DOT)" + _SP + "+|" + _SP + r"*[点點]" + _SP + r"*|\.")
+_OBF_DOT_RE = re.compile(_OBF_DOT)
+_LOCAL_WORD = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+_OBF_EMAIL = (r"(?<![A-Za-z0-9._%+\-'’@#])"
+              rf"(?P<local>{_LOCAL_WORD}(?:(?:{_OBF_DOT}){_LOCAL_WORD})*)(?P<at>{_OBF_AT})"
+              rf"(?P<domain>{_LABEL}(?:(?:{_OBF_DOT}){_LABEL})*(?:{_OBF_DOT})[A-Za-z]{{2,24}})(?![A-Za-z0-9\-])")
+_OBF_EMAIL_RE = re.compile(_OBF_EMAIL)
+# the top-level domains a spelled-out address ends in (where "at"/"dot" are ordinary words, a made-up ending is not
+# taken for one)
+_TLDS = frozenset("""com net org edu gov mil int info biz io co me cn hk tw mo jp kr uk de fr ru au ca us in sg my
+eu nl it es ch se no be at pl br mx nz ie tv cc ai app dev xyz top vip club online site tech email""".split())
+# mail providers: "name at gmail.com" is an address even with a plain dot
+_MAIL_PROVIDERS = frozenset("""gmail googlemail qq foxmail 163 126 yeah sina sohu aliyun 139 189 outlook hotmail live
+msn yahoo icloud aol protonmail gmx yandex""".split())
+# English words that stand before "at" in ordinary sentences ("I am at home", "look at this", "my account at
+# gmail.com", "sign in at outlook.com"): never the local part of a spelled-out address
+_FUNCTION_WORDS = frozenset("""a an the this that these those it its i im me my mine we us our you your he him his
+she her they them their is am are was were be been being do does did have has had will would can could should may
+might must not no yes and or but so if then than also just only even still now here there where when what who which
+all any some one each every both at in on up out off by of to for from with into onto over under about as""".split())
+# and the places and times that follow it ("at home dot com", "at school", "at noon", "at least"): never the first
+# name of the domain of one
+_PLACE_WORDS = frozenset("""home work office school class college university church hospital night noon midnight
+lunch dinner least most best first last once times""".split())
+_BEFORE_AT_WORDS = _FUNCTION_WORDS | _PLACE_WORDS | frozenset("""look looking looked stare staring laugh laughing
+point pointing arrive arrived arriving stay staying stayed meet meeting met live living lived sign signed signing log
+logged logging login register registered account accounts email emails mail inbox address profile password support
+help team service store shop""".split())
+
+
+def _mail_provider(labels: list[str]) -> bool:
+    """Whether a domain's labels name a mail provider: gmail.com, qq.com, vip.163.com, hotmail.co.uk."""
+    return any(label in _MAIL_PROVIDERS and labels[i + 1:] and all(t in _TLDS for t in labels[i + 1:])
+               for i, label in enumerate(labels))
+
+
+def _spelled_out_email(value: str) -> bool:
+    """Whether a candidate written with [at], AT, at, 艾特, #, or obfuscated dots is an address. A bracketed at
+    ([at], (at), 【at】) or 艾特 is written that way on purpose: always. An unspaced @ with an obfuscated dot
+    (john@example[dot]com): always (with plain dots it is the plain recogniser's). The other forms are words or
+    signs that ordinary sentences use too, so the address must be unambiguous: no word of its local part one that
+    stands before "at" in a sentence (my account at gmail.com), its domain not starting with a place or a
+    function word (I am at home dot com, look at this dot com), its ending a real top-level domain, and then
+    " @ " (spaced) as it is; " AT " with an obfuscated dot, or a plain one after a local part not in capitals
+    (MEET JOHN AT EXAMPLE.COM is shouting); lowercase " at " only with an obfuscated dot (name at example dot com)
+    or a mail provider's domain (name at gmail.com: "meet me at example.com" is a website); # only before a mail
+    provider's domain (zhangsan#qq.com)."""
+    m = _OBF_EMAIL_RE.fullmatch(value)
+    if m is None:
+        return False
+    at = m["at"].strip(" \t")
+    obfuscated = any(d != "." for d in _OBF_DOT_RE.findall(m["local"] + m["domain"]))
+    if at == "@" and m["at"] == "@":
+        return obfuscated
+    if at == "艾特" or at[0] in "[({<【":
+        return True
+    labels = [w.lower() for w in _OBF_DOT_RE.split(m["domain"])]
+    local = _OBF_DOT_RE.split(m["local"])
+    provider = _mail_provider(labels)
+    if any(w.lower() in _BEFORE_AT_WORDS for w in local):
+        return False
+    if not provider and (labels[0] in _FUNCTION_WORDS or labels[0] in _PLACE_WORDS):
+        return False
+    if at == "#":
+        return provider
+    if labels[-1] not in _TLDS:
+        return False
+    if at == "@":
+        return True
+    if at == "AT":
+        return obfuscated or not m["local"].isupper()
+    return obfuscated or provider
+
 
 _IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
          r"(?![\d.]|\.\d)")
@@ -155,25 +302,31 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     PatternRecognizer(EMAIL, r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]*@[A-Za-z0-9](?:[A-Za-z0-9\-]*"
                              r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
                              r"(?![A-Za-z0-9\-])", 0.95, trigger="@"),
-    # 18 characters (the last may be X), optionally spaced 6-8-4; a real birth date and the MOD 11-2 check
-    PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{5} ?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]) ?"
-                                       r"\d{3}[\dXx](?![\dA-Za-z])", 0.95, check=_id18,
-                      trigger=_LONG_DIGITS),
+    # an address spelled out so that a scraper misses it (name [at] example [dot] com, name at gmail.com, 艾特)
+    PatternRecognizer(EMAIL, _OBF_EMAIL, 0.9, check=_spelled_out_email,
+                      trigger=r"@|艾特|[A-Za-z0-9]#[A-Za-z0-9]|(?i:\Wat\W)"),
+    # 18 characters (the last may be X), grouped in any way (6-8-4, fours, mixed separators); a real birth date and
+    # the MOD 11-2 check
+    PatternRecognizer(ID_NUMBER, _D0 + r"[1-9](?:" + _SEP + r"?\d){16}" + _SEP + r"?[\dXx](?![\dA-Za-z])", 0.95,
+                      check=_id18, trigger=_LONG_DIGITS),
     # the 15-digit form has no check digit: only after a word that names it
-    PatternRecognizer(ID_NUMBER, _D0 + r"[1-9]\d{14}" + _D1, 0.7, check=cn_id15_valid,
+    PatternRecognizer(ID_NUMBER, _D0 + r"[1-9](?:" + _SEP + r"?\d){14}" + _D1, 0.7, check=_id15,
                       context=r"身份证|身份證|证件|證件|\bID\b|identity|id card|id number|id no", window=20,
                       trigger=_LONG_DIGITS),
-    PatternRecognizer(CARD, r"(?<![\dA-Za-z])\d(?:[ \-]?\d){12,18}" + _D1, 0.85, check=_card, trigger=_LONG_DIGITS),
-    # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
-    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}" + _P1, 0.9,
+    PatternRecognizer(CARD, r"(?<![\dA-Za-z])(?<!\d[.\-])\d(?:" + _SEP + r"?\d){12,18}" + _D1, 0.85, check=_card,
                       trigger=_LONG_DIGITS),
-    # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension
-    PatternRecognizer(PHONE, _P0 + r"(?:\(0[1-9]\d{1,2}\)|（0[1-9]\d{1,2}）|0[1-9]\d{1,2})[ \-]?[2-9]\d{2,3}[ \-]?"
+    # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
+    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)" + _SEP + r"?)?1[3-9]\d(?:" + _SEP + r"?\d{4}){2}" + _P1,
+                      0.9, check=_mobile, trigger=_LONG_DIGITS),
+    # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension. The local
+    # number may start with any digit (0755-0..., 010-1...: a number in a phone's shape is taken for one rather than
+    # published)
+    PatternRecognizer(PHONE, _P0 + r"(?:\(0[1-9]\d{1,2}\)|0[1-9]\d{1,2})" + _SEP + r"?\d{3,4}" + _SEP + r"?"
                              r"\d{4}(?:(?:-| ?ext\.? ?| ?转 ?)\d{1,5})?" + _P1, 0.75,
                       check=partial(_digits_between, 10, 17), trigger=_LONG_DIGITS),
     # international: +country code, then groups (one may be bracketed) separated by spaces, dashes or dots
-    PatternRecognizer(PHONE, r"(?<![A-Za-z0-9+])\+\d{1,3}(?:[ \-.]?\(\d{1,4}\))?(?:[ \-.]?\d{1,5}){1,5}" + _P1, 0.85,
-                      check=partial(_digits_between, 8, 15), trigger=_LONG_DIGITS),
+    PatternRecognizer(PHONE, r"(?<![A-Za-z0-9+])\+\d{1,3}(?:" + _SEP + r"?\(\d{1,4}\))?(?:" + _SEP + r"?\d{1,5}){1,5}"
+                      + _P1, 0.85, check=partial(_digits_between, 8, 15), trigger=_LONG_DIGITS),
     # North American: (415) 555-0132, 415-555-0132, 1-800-555-0199, 415.555.0132
     PatternRecognizer(PHONE, r"(?<![\d\-.])(?:1[ \-.])?(?:\(\d{3}\) ?|\d{3}[\-.])\d{3}[\-.]\d{4}" + _P1, 0.75,
                       trigger=_LONG_DIGITS),

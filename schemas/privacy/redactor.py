@@ -53,6 +53,9 @@ class Redactor:
     def __init__(self, recognizers: tuple[PatternRecognizer, ...]):
         self.recognizers = tuple(recognizers)
         self.kinds = tuple(dict.fromkeys(r.kind for r in self.recognizers))
+        # the placeholders a redaction writes (of a built-in kind or one of these, and <CUT>), in either case: only
+        # these are left alone, so "name<at>example.com" is still an address
+        self._placeholders = frozenset(k.upper() for k in (*KINDS, *self.kinds, "CUT"))
         # one search over the text for any recogniser's trigger first: most texts hold none, and then nothing else
         # runs (a user's own pattern has no trigger: then every text is searched)
         triggers = [r.trigger for r in self.recognizers]
@@ -70,10 +73,11 @@ class Redactor:
         return bool(self.recognizers)
 
     def findings(self, text: str) -> list[Finding]:
-        """The kept findings, in text order: overlaps resolved, none inside a placeholder."""
+        """The kept findings, in text order, as spans of ``text``: overlaps resolved, none inside a placeholder."""
         if not self.recognizers or not text:
             return []
-        view = match_view(text)
+        seen = match_view(text)
+        view = seen.text
         if self._screen is not None and self._screen.search(view) is None:
             return []
         found: list[Finding] = []
@@ -89,12 +93,15 @@ class Redactor:
             found.extend(f for f in r.find(view) if f.end > f.start)
         if not found:
             return []
-        taken = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(view)]
+        taken = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(view)
+                 if m.group()[1:-1].upper() in self._placeholders]
         kept: list[Finding] = []
         for f in sorted(found, key=lambda f: (-(f.end - f.start), -f.score, f.start)):
             if all(f.end <= s or f.start >= e for s, e in taken):
                 kept.append(f)
                 taken.append((f.start, f.end))
+        if seen.origin is not None:  # spans of the view to spans of the text (invisible characters were dropped)
+            kept = [seen.original(f) for f in kept]
         return sorted(kept, key=lambda f: f.start)
 
     def redact(self, text: str) -> Redacted:
