@@ -42,33 +42,23 @@ class Finding(NamedTuple):
 _FOLDED = re.compile("[" + "".join(map(chr, _FOLD)) + "]")
 
 
-class MatchView(NamedTuple):
-    """What the recognisers read, and where each of its characters stands in the original text (``None`` when
-    nothing was dropped: then a view's span is the original's)."""
-    text: str
-    origin: tuple[int, ...] | None
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        """The original span of the view's ``[start, end)``: from its first character's place to just after its
-        last's, so the invisible characters between them are inside."""
-        if self.origin is None:
-            return start, end
-        return self.origin[start], self.origin[end - 1] + 1
-
-    def original(self, finding: Finding) -> Finding:
-        start, end = self.span(finding.start, finding.end)
-        return finding._replace(start=start, end=end)
-
-
-def match_view(text: str) -> MatchView:
+def match_view(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """What the recognisers read, and where each of its characters stands in ``text`` (``None`` when nothing was
+    dropped: then a span of the view is one of the text). A plain pair: this runs on every text."""
     if text.isascii():  # most texts: nothing to fold, nothing invisible
-        return MatchView(text, None)
+        return text, None
     if _FOLDED.search(text):
         text = text.translate(_FOLD)
     if len(strip_invisible(text)) == len(text):
-        return MatchView(text, None)
+        return text, None
     origin = tuple(i for i, ch in enumerate(text) if not is_invisible(ch))
-    return MatchView("".join(text[i] for i in origin), origin)
+    return "".join(text[i] for i in origin), origin
+
+
+def in_text(finding: Finding, origin: tuple[int, ...]) -> Finding:
+    """A finding of the view as a span of the text: from its first character's place to just after its last's, so
+    the invisible characters between them are inside."""
+    return finding._replace(start=origin[finding.start], end=origin[finding.end - 1] + 1)
 
 
 class PatternRecognizer:
@@ -231,20 +221,26 @@ eu nl it es ch se no be at pl br mx nz ie tv cc ai app dev xyz top vip club onli
 # mail providers: "name at gmail.com" is an address even with a plain dot
 _MAIL_PROVIDERS = frozenset("""gmail googlemail qq foxmail 163 126 yeah sina sohu aliyun 139 189 outlook hotmail live
 msn yahoo icloud aol protonmail gmx yandex""".split())
-# English words that stand before "at" in ordinary sentences ("I am at home", "look at this", "my account at
-# gmail.com", "sign in at outlook.com"): never the local part of a spelled-out address
+# English words that stand before "at" in ordinary sentences ("I am at home", "look at this"): never the local part
+# of a spelled-out address
 _FUNCTION_WORDS = frozenset("""a an the this that these those it its i im me my mine we us our you your he him his
 she her they them their is am are was were be been being do does did have has had will would can could should may
 might must not no yes and or but so if then than also just only even still now here there where when what who which
 all any some one each every both at in on up out off by of to for from with into onto over under about as""".split())
 # and the places and times that follow it ("at home dot com", "at school", "at noon", "at least"): never the first
-# name of the domain of one
+# name of its domain
 _PLACE_WORDS = frozenset("""home work office school class college university church hospital night noon midnight
 lunch dinner least most best first last once times""".split())
+# and what else stands before "at" ("my account at gmail.com", "sign in at outlook.com", "contact support at
+# outlook.com", "available at shop dot com", "he works at ..."): not a local part unless the address is written or
+# said to be one (AT ... DOT, "my email is")
 _BEFORE_AT_WORDS = _FUNCTION_WORDS | _PLACE_WORDS | frozenset("""look looking looked stare staring laugh laughing
 point pointing arrive arrived arriving stay staying stayed meet meeting met live living lived sign signed signing log
 logged logging login register registered account accounts email emails mail inbox address profile password support
-help team service store shop""".split())
+help team service store shop shopping available sold buy bought order ordered find found visit visiting located based
+listed hosted posted published works worked working online open free cheap cheaper more less info details""".split())
+# words that say an address follows (in the 32 characters before it)
+_ADDRESS_CUE = re.compile(r"(?i:e-?mail|mail|address|contact|reach|write|inbox)|邮箱|邮件|电邮|联系|地址|发到|发送到")
 
 
 def _mail_provider(labels: list[str]) -> bool:
@@ -253,17 +249,11 @@ def _mail_provider(labels: list[str]) -> bool:
                for i, label in enumerate(labels))
 
 
-def _spelled_out_email(value: str) -> bool:
-    """Whether a candidate written with [at], AT, at, 艾特, #, or obfuscated dots is an address. A bracketed at
-    ([at], (at), 【at】) or 艾特 is written that way on purpose: always. An unspaced @ with an obfuscated dot
-    (john@example[dot]com): always (with plain dots it is the plain recogniser's). The other forms are words or
-    signs that ordinary sentences use too, so the address must be unambiguous: no word of its local part one that
-    stands before "at" in a sentence (my account at gmail.com), its domain not starting with a place or a
-    function word (I am at home dot com, look at this dot com), its ending a real top-level domain, and then
-    " @ " (spaced) as it is; " AT " with an obfuscated dot, or a plain one after a local part not in capitals
-    (MEET JOHN AT EXAMPLE.COM is shouting); lowercase " at " only with an obfuscated dot (name at example dot com)
-    or a mail provider's domain (name at gmail.com: "meet me at example.com" is a website); # only before a mail
-    provider's domain (zhangsan#qq.com)."""
+def _spelled_out_email(value: str, before: str = "") -> bool:
+    """Whether a candidate written with [at], AT, at, 艾特, #, or obfuscated dots is an address (``before``: the
+    text just before it). A bracketed at ([at], (at), 【at】) or 艾特 is written that way on purpose: always. An
+    unspaced @ with an obfuscated dot (john@example[dot]com): always (with plain dots it is the plain recogniser's).
+    The other forms are words and signs that ordinary sentences use too: see :func:`_words_make_an_address`."""
     m = _OBF_EMAIL_RE.fullmatch(value)
     if m is None:
         return False
@@ -273,12 +263,32 @@ def _spelled_out_email(value: str) -> bool:
         return obfuscated
     if at == "艾特" or at[0] in "[({<【":
         return True
-    labels = [w.lower() for w in _OBF_DOT_RE.split(m["domain"])]
-    local = _OBF_DOT_RE.split(m["local"])
+    return _words_make_an_address(m["local"], at, m["domain"], obfuscated, _ADDRESS_CUE.search(before) is not None)
+
+
+def _words_make_an_address(local: str, at: str, domain: str, obfuscated: bool, cued: bool) -> bool:
+    """Whether an address written with " at ", " AT ", " @ " or "#" is one. These stand in sentences too, so it must
+    be unambiguous:
+    - its local part no word that stands before "at" in a sentence (I am at ..., look at ..., my account at
+      gmail.com); only function words count when the address is written as one on purpose (AT ... DOT) or said
+      to be one ("my email is ...");
+    - its domain not starting with a place or a function word (at home dot com, at this dot com) unless a mail
+      provider's, nor, after a lowercase " at ", with a capitalised name (works at Google dot com, available at
+      Walmart dot com: a company's site); its ending a real top-level domain;
+    - then " @ " (spaced) as it is; " AT " with an obfuscated dot, or a plain one after a local part not in
+      capitals (MEET JOHN AT EXAMPLE.COM is shouting); lowercase " at " only with an obfuscated dot (name at
+      example dot com) or a mail provider's domain (name at gmail.com: "meet me at example.com" is a website); #
+      only before a mail provider's domain (zhangsan#qq.com, as Chinese sites write it).
+    """
+    words = [w.lower() for w in _OBF_DOT_RE.split(local)]
+    names = _OBF_DOT_RE.split(domain)
+    labels = [n.lower() for n in names]
     provider = _mail_provider(labels)
-    if any(w.lower() in _BEFORE_AT_WORDS for w in local):
+    plain = _FUNCTION_WORDS if cued or (at == "AT" and obfuscated) else _BEFORE_AT_WORDS
+    if plain.intersection(words):
         return False
-    if not provider and (labels[0] in _FUNCTION_WORDS or labels[0] in _PLACE_WORDS):
+    if not provider and (labels[0] in _FUNCTION_WORDS or labels[0] in _PLACE_WORDS
+                         or (at == "at" and not cued and names[0].istitle())):
         return False
     if at == "#":
         return provider
@@ -287,8 +297,16 @@ def _spelled_out_email(value: str) -> bool:
     if at == "@":
         return True
     if at == "AT":
-        return obfuscated or not m["local"].isupper()
+        return obfuscated or not local.isupper()
     return obfuscated or provider
+
+
+class SpelledOutEmailRecognizer(PatternRecognizer):
+    """Addresses spelled out so that a scraper misses them; the words just before a candidate count too ("my email
+    is first dot last at company dot com")."""
+
+    def _accepts(self, view: str, m: re.Match) -> bool:
+        return _spelled_out_email(m.group(), view[max(0, m.start() - 32):m.start()])
 
 
 _IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -302,9 +320,9 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     PatternRecognizer(EMAIL, r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]*@[A-Za-z0-9](?:[A-Za-z0-9\-]*"
                              r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
                              r"(?![A-Za-z0-9\-])", 0.95, trigger="@"),
-    # an address spelled out so that a scraper misses it (name [at] example [dot] com, name at gmail.com, 艾特)
-    PatternRecognizer(EMAIL, _OBF_EMAIL, 0.9, check=_spelled_out_email,
-                      trigger=r"@|艾特|[A-Za-z0-9]#[A-Za-z0-9]|(?i:\Wat\W)"),
+    # an address spelled out so that a scraper misses it (name [at] example [dot] com, name at gmail.com, 艾特); its
+    # trigger is each at and # the pattern takes, loosely and in few branches (the joined screen runs on every text)
+    SpelledOutEmailRecognizer(EMAIL, _OBF_EMAIL, 0.9, trigger=r"@|艾特|#[A-Za-z0-9]|[ \t\[({<【][Aa][Tt][ \t\])}>】]"),
     # 18 characters (the last may be X), grouped in any way (6-8-4, fours, mixed separators); a real birth date and
     # the MOD 11-2 check
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9](?:" + _SEP + r"?\d){16}" + _SEP + r"?[\dXx](?![\dA-Za-z])", 0.95,

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from schemas.privacy.recognizers import KINDS, Finding, PatternRecognizer, builtin_recognizers, match_view
+from schemas.privacy.recognizers import KINDS, Finding, PatternRecognizer, builtin_recognizers, in_text, match_view
 
 # a placeholder as written (<PHONE>) or as a question key folds it (<phone>); also a user kind's (<EMPLOYEE_ID>)
 PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_]*>")
@@ -57,9 +57,11 @@ class Redactor:
         # these are left alone, so "name<at>example.com" is still an address
         self._placeholders = frozenset(k.upper() for k in (*KINDS, *self.kinds, "CUT"))
         # one search over the text for any recogniser's trigger first: most texts hold none, and then nothing else
-        # runs (a user's own pattern has no trigger: then every text is searched)
+        # runs (a user's own pattern has no trigger: then every text is searched). The triggers' alternatives are
+        # joined flat ("a|b" and "c" as "a|b|c": the same union, as no trigger holds a global flag or a back-reference):
+        # re searches one flat alternation a quarter faster than one of groups
         triggers = [r.trigger for r in self.recognizers]
-        self._screen = (re.compile("|".join(dict.fromkeys(f"(?:{t.pattern})" for t in triggers)))
+        self._screen = (re.compile("|".join(dict.fromkeys(t.pattern for t in triggers)))
                         if triggers and all(t is not None for t in triggers) else None)
 
     @classmethod
@@ -76,8 +78,7 @@ class Redactor:
         """The kept findings, in text order, as spans of ``text``: overlaps resolved, none inside a placeholder."""
         if not self.recognizers or not text:
             return []
-        seen = match_view(text)
-        view = seen.text
+        view, origin = match_view(text)
         if self._screen is not None and self._screen.search(view) is None:
             return []
         found: list[Finding] = []
@@ -100,8 +101,8 @@ class Redactor:
             if all(f.end <= s or f.start >= e for s, e in taken):
                 kept.append(f)
                 taken.append((f.start, f.end))
-        if seen.origin is not None:  # spans of the view to spans of the text (invisible characters were dropped)
-            kept = [seen.original(f) for f in kept]
+        if origin is not None:  # spans of the view to spans of the text (invisible characters were dropped)
+            kept = [in_text(f, origin) for f in kept]
         return sorted(kept, key=lambda f: f.start)
 
     def redact(self, text: str) -> Redacted:
