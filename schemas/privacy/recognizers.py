@@ -210,10 +210,23 @@ _OBF_DOT = (_SP + "*" + _OPEN + _SP + r"*(?:[Dd][Oo][Tt]|\.|点|點)" + _SP + "*
 _OBF_DOT_RE = re.compile(_OBF_DOT)
 _LOCAL_WORD = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
-_OBF_EMAIL = (r"(?<![A-Za-z0-9._%+\-'’@#])"
-              rf"(?P<local>{_LOCAL_WORD}(?:(?:{_OBF_DOT}){_LOCAL_WORD})*)(?P<at>{_OBF_AT})"
-              rf"(?P<domain>{_LABEL}(?:(?:{_OBF_DOT}){_LABEL})*(?:{_OBF_DOT})[A-Za-z]{{2,24}})(?![A-Za-z0-9\-])")
+_OBF_LOCAL = rf"(?<![A-Za-z0-9._%+\-'’@#]){_LOCAL_WORD}(?:(?:{_OBF_DOT}){_LOCAL_WORD})*"
+_OBF_DOMAIN = rf"{_LABEL}(?:(?:{_OBF_DOT}){_LABEL})*(?:{_OBF_DOT})[A-Za-z]{{2,24}}(?![A-Za-z0-9\-])"
+_OBF_EMAIL = rf"(?P<local>{_OBF_LOCAL})(?P<at>{_OBF_AT})(?P<domain>{_OBF_DOMAIN})"
 _OBF_EMAIL_RE = re.compile(_OBF_EMAIL)
+# what a text must hold for a spelled-out address: an @, 艾特, # or a bracketed at; or " at " before a word and a dot
+# of any kind (most English sentences hold an " at ", few an " at example." or " at example dot")
+_SPELLED_AT = (r"@|艾特|#[A-Za-z0-9]|[\[({<【][ \t]*[Aa][Tt]"
+               r"|[ \t](?:at|AT)[ \t]+[A-Za-z0-9][A-Za-z0-9\-]*(?:\.|[ \t]*[\[({<【点點]|[ \t]+(?:dot|DOT))")
+# the pattern in three parts, for a search that starts from each at (SpelledOutEmailRecognizer.find): the at's
+# core (spaces around it are added after), the local part read backwards (the text reversed, so it is matched from
+# the at on: the pattern reversed, its dots too), the domain read on
+_OBF_AT_CORE_RE = re.compile(r"[\[({<【][ \t]*(?:[Aa][Tt]|@)[ \t]*[\])}>】]|艾特|[ \t](?:at|AT)[ \t]|@|#")
+_OBF_DOT_REVERSED = (_SP + "*" + _CLOSE + _SP + r"*(?:[Tt][Oo][Dd]|\.|点|點)" + _SP + "*" + _OPEN + _SP + "*"
+                     + "|" + _SP + r"+(?:tod|TOD)" + _SP + "+|" + _SP + r"*[点點]" + _SP + r"*|\.")
+_OBF_LOCAL_REVERSED_RE = re.compile(rf"{_LOCAL_WORD}(?:(?:{_OBF_DOT_REVERSED}){_LOCAL_WORD})*"
+                                    r"(?![A-Za-z0-9._%+\-'’@#])")
+_OBF_DOMAIN_RE = re.compile(_OBF_DOMAIN)
 # the top-level domains a spelled-out address ends in (where "at"/"dot" are ordinary words, a made-up ending is not
 # taken for one)
 _TLDS = frozenset("""com net org edu gov mil int info biz io co me cn hk tw mo jp kr uk de fr ru au ca us in sg my
@@ -303,10 +316,33 @@ def _words_make_an_address(local: str, at: str, domain: str, obfuscated: bool, c
 
 class SpelledOutEmailRecognizer(PatternRecognizer):
     """Addresses spelled out so that a scraper misses them; the words just before a candidate count too ("my email
-    is first dot last at company dot com")."""
+    is first dot last at company dot com"). Its pattern is that of an address, but the search starts from each at
+    (each " at ", [at], 艾特, @, #) and reads the local part back from it and the domain on from it: run from every
+    word of an English sentence, the whole pattern made a text with an " at " five times as slow to redact."""
 
-    def _accepts(self, view: str, m: re.Match) -> bool:
-        return _spelled_out_email(m.group(), view[max(0, m.start() - 32):m.start()])
+    def find(self, view: str) -> Iterator[Finding]:
+        done = 0
+        for core in _OBF_AT_CORE_RE.finditer(view):
+            left, right = _spaced(view, core.start(), core.end())
+            if left < done:
+                continue
+            local = _OBF_LOCAL_REVERSED_RE.match(view[max(done, left - 96):left][::-1])
+            domain = _OBF_DOMAIN_RE.match(view, right) if local is not None else None
+            if domain is None:
+                continue
+            start, end = left - local.end(), domain.end()
+            if _spelled_out_email(view[start:end], view[max(0, start - 32):start]):
+                yield Finding(self.kind, start, end, self.score)
+                done = end
+
+
+def _spaced(view: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened over the spaces and tabs on either side."""
+    while start > 0 and view[start - 1] in " \t":
+        start -= 1
+    while end < len(view) and view[end] in " \t":
+        end += 1
+    return start, end
 
 
 _IPV4 = (_VERSION_BEFORE + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -320,9 +356,8 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     PatternRecognizer(EMAIL, r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]*@[A-Za-z0-9](?:[A-Za-z0-9\-]*"
                              r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
                              r"(?![A-Za-z0-9\-])", 0.95, trigger="@"),
-    # an address spelled out so that a scraper misses it (name [at] example [dot] com, name at gmail.com, 艾特); its
-    # trigger is each at and # the pattern takes, loosely and in few branches (the joined screen runs on every text)
-    SpelledOutEmailRecognizer(EMAIL, _OBF_EMAIL, 0.9, trigger=r"@|艾特|#[A-Za-z0-9]|[ \t\[({<【][Aa][Tt][ \t\])}>】]"),
+    # an address spelled out so that a scraper misses it (name [at] example [dot] com, name at gmail.com, 艾特)
+    SpelledOutEmailRecognizer(EMAIL, _OBF_EMAIL, 0.9, trigger=_SPELLED_AT),
     # 18 characters (the last may be X), grouped in any way (6-8-4, fours, mixed separators); a real birth date and
     # the MOD 11-2 check
     PatternRecognizer(ID_NUMBER, _D0 + r"[1-9](?:" + _SEP + r"?\d){16}" + _SEP + r"?[\dXx](?![\dA-Za-z])", 0.95,

@@ -79,8 +79,12 @@ class Redactor:
         if not self.recognizers or not text:
             return []
         view, origin = match_view(text)
-        if self._screen is not None and self._screen.search(view) is None:
-            return []
+        first = 0  # no trigger is found before where the screen first finds one
+        if self._screen is not None:
+            screened = self._screen.search(view)
+            if screened is None:
+                return []
+            first = screened.start()
         found: list[Finding] = []
         triggered: dict = {}  # trigger -> whether the text holds it (recognisers share triggers)
         for r in self.recognizers:
@@ -88,7 +92,7 @@ class Redactor:
             if trigger is not None:
                 hit = triggered.get(trigger)
                 if hit is None:
-                    hit = triggered[trigger] = trigger.search(view) is not None
+                    hit = triggered[trigger] = trigger.search(view, first) is not None
                 if not hit:
                     continue
             found.extend(f for f in r.find(view) if f.end > f.start)
