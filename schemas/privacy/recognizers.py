@@ -187,9 +187,12 @@ _D0, _D1 = r"(?<!\d)", r"(?!\d)"
 _SEP = r"[ \-.]"
 # URLs as written in text: ASCII only (a Han character ends one), trailing punctuation left outside
 _URL_CHAR = r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
-# a phone number is not the tail or head of a longer grouped digit run (a card, an account number, a decimal)
-# nor the digits after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers)
-_P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-.])", r"(?!\d)(?![ \-.]\d)"
+# a phone number is not the tail or head of a longer grouped digit run (a card, an account number), nor the digits
+# after a letter (SF1234..., 1Z999AA1..., DD0232...: tracking and order numbers) or of a decimal below one
+# (0.13812345678; "1.13812345678" is a list's first item)
+_P0, _P1 = r"(?<![\dA-Za-z+])(?<!\d[ \-])(?<!0\.)", r"(?!\d)(?![ \-.]\d)"
+# a mobile's 11 digits written together are no head of a grouped run: "13812345678 2点以后打" is the number and a time
+_MOBILE_END = r"(?!\d)(?:(?<=\d{11})|(?![ \-.]\d))"
 _VERSION_BEFORE = r"(?<![A-Za-z0-9.:/])(?<!v)(?<!V)"
 # the trigger of every digit kind: a run of at least 8 digits, at most two separators apart (the shortest such value
 # is an international number's 8 digits; "(010) 8888", "+44 (0)20" have two-character gaps). Most text holds no such
@@ -369,8 +372,8 @@ RECOGNIZERS: tuple[PatternRecognizer, ...] = (
     PatternRecognizer(CARD, r"(?<![\dA-Za-z])(?<!\d[.\-])\d(?:" + _SEP + r"?\d){12,18}" + _D1, 0.85, check=_card,
                       trigger=_LONG_DIGITS),
     # Chinese mobiles: 1[3-9] and 9 digits, optionally +86/0086/(+86), grouped 3-4-4
-    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)" + _SEP + r"?)?1[3-9]\d(?:" + _SEP + r"?\d{4}){2}" + _P1,
-                      0.9, check=_mobile, trigger=_LONG_DIGITS),
+    PatternRecognizer(PHONE, _P0 + r"(?:(?:\(?\+86\)?|0086)" + _SEP + r"?)?1[3-9]\d(?:" + _SEP + r"?\d{4}){2}"
+                      + _MOBILE_END, 0.9, check=_mobile, trigger=_LONG_DIGITS),
     # Chinese landlines: area code 0[1-9]x(x), bracketed or not, a 7-8 digit number, an optional extension. The local
     # number may start with any digit (0755-0..., 010-1...: a number in a phone's shape is taken for one rather than
     # published)

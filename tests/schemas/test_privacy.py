@@ -204,6 +204,9 @@ PROBES = [
     ("mail name<at>example.com", "mail <EMAIL>"), ("reach me: john @ gmail.com", "reach me: <EMAIL>"),
     ("contact me at john dot smith at gmail dot com", "contact me at <EMAIL>"),
     ("my email is first dot last at company dot com", "my email is <EMAIL>"),
+    # a list's items (a dot after the item's number is no decimal point), a number then a time
+    ("联系方式：1.13812345678（张）2.13912345678（李）", "联系方式：1.<PHONE>（张）2.<PHONE>（李）"),
+    ("我的手机13812345678 2点以后打", "我的手机<PHONE> 2点以后打"),
     # invisible characters outside a value stay where they were
     (f"电话{ZW}13812345678{ZW}。", f"电话{ZW}<PHONE>{ZW}。"),
 ])
