@@ -4,6 +4,7 @@ share of lookalikes left alone, per kind of lookalike.
     python benchmarks/pii_set.py                       # the generated set (benchmarks/pii_labelled.jsonl)
     python benchmarks/pii_eval.py                      # on it
     python benchmarks/pii_eval.py benchmarks/pii_tricky.txt --misses   # the hand-written tricky items
+    python benchmarks/pii_eval.py benchmarks/pii_obfuscated_tricky.txt --misses   # hand-written obfuscated items
 
 A finding counts when its start, end and kind equal a labelled span's; a lookalike is left alone when no finding
 overlaps it. ``--misses`` prints every miss and false find.
@@ -29,8 +30,13 @@ DEFAULT = ROOT / "benchmarks" / "pii_labelled.jsonl"
 _MARK = re.compile(r"\[\[([A-Z_]+)\|(.+?)\]\]|\{\{([a-z_]+)\|(.+?)\}\}")
 
 
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
 def parse_marked(line: str) -> dict:
-    """A hand-written line: ``[[KIND|value]]`` personal data, ``{{what|value}}`` a lookalike."""
+    """A hand-written line: ``[[KIND|value]]`` personal data, ``{{what|value}}`` a lookalike; ``\\uXXXX`` that
+    character (an invisible one can be written so that it is seen)."""
+    line = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), line)
     text, spans, decoys, at = "", [], [], 0
     for m in _MARK.finditer(line):
         text += line[at:m.start()]

@@ -162,3 +162,106 @@ def test_a_redacted_chinese_question_keeps_its_grammar_score():
 
     judged = GecJudge(Shape(), Shape()).judgements(["我的手机号是<PHONE>，为什么？", "Mail <EMAIL> now"], ["zh", "en"])
     assert [j.score for j in judged] == [1.0, 1.0]
+
+
+# --- values written to slip past: invisible characters, dots and mixed separators, spelled-out e-mails -------------
+
+ZW = "\u200b"  # zero-width space
+
+# the six values a probe of the published base found (each split or spelled so that the patterns missed it), and
+# landlines whose local number starts with 0 or 1
+PROBES = [
+    (f"我的手机号是138{ZW}1234{ZW}5678，收不到验证码", "我的手机号是<PHONE>，收不到验证码"),
+    (f"身份证110105{ZW}19491231{ZW}002X被冻结了", "身份证<ID_NUMBER>被冻结了"),
+    (f"card 4111{ZW}1111{ZW}1111{ZW}1111 declined", "card <CARD> declined"),
+    (f"email john{ZW}.doe@exa{ZW}mple.com pls", "email <EMAIL> pls"),
+    ("call 137.7777.8888 now", "call <PHONE> now"),
+    ("mail name [at] example [dot] com please", "mail <EMAIL> please"),
+    ("座机0755-01234567", "座机<PHONE>"),
+    ("电话010-12345678转801", "电话<PHONE>"),
+    ("北京010-1234 5678", "北京<PHONE>"),
+    ("fax (0755)0123.4567", "fax <PHONE>"),
+]
+
+
+@pytest.mark.parametrize("text, expected", PROBES + [
+    # mobiles, landlines, ID numbers, cards and international numbers grouped by any separators, mixed
+    ("手机138-1234 5678", "手机<PHONE>"), ("手机138 1234-5678", "手机<PHONE>"), ("手机+86 137.7777.8888", "手机<PHONE>"),
+    ("手机138\u00a01234\u00a05678", "手机<PHONE>"), ("手机138–1234–5678", "手机<PHONE>"),
+    (f"手机1{ZW}3{ZW}8{ZW}1{ZW}2{ZW}3{ZW}4{ZW}5{ZW}6{ZW}7{ZW}8", "手机<PHONE>"),
+    ("座机021.6234.5678", "座机<PHONE>"), (f"座机021{ZW}62345678", "座机<PHONE>"),
+    ("ID 110105-19491231-002X", "ID <ID_NUMBER>"), ("ID 1101 0519 4912 3100 2X", "ID <ID_NUMBER>"),
+    ("卡号4111 1111-1111 1111", "卡号<CARD>"), ("卡号4111.1111.1111.1111", "卡号<CARD>"),
+    (f"ring +44{ZW}20{ZW}7946{ZW}0958", "ring <PHONE>"), ("ring +44 20.7946-0958", "ring <PHONE>"),
+    (f"服务器IP是192.168{ZW}.1.10吗", "服务器IP是<IP>吗"),
+    # e-mails spelled out where the result can only be an address
+    ("mail name(at)example(dot)com", "mail <EMAIL>"), ("mail name {at} example.com", "mail <EMAIL>"),
+    ("mail name AT example DOT com", "mail <EMAIL>"), ("mail name at example dot com", "mail <EMAIL>"),
+    ("mail name AT example.com", "mail <EMAIL>"), ("write to tom at gmail.com", "write to <EMAIL>"),
+    ("邮箱：zhangsan［at］qq．com", "邮箱：<EMAIL>"), ("邮箱zhangsan【at】163.com", "邮箱<EMAIL>"),
+    ("邮箱zhangsan（at）qq（dot）com", "邮箱<EMAIL>"), ("邮箱是xiaoming艾特163点com", "邮箱是<EMAIL>"),
+    ("QQ邮箱123456789#qq.com（#换成@）", "QQ邮箱<EMAIL>（#换成@）"), ("mail kevin@gmail[.]com", "mail <EMAIL>"),
+    ("mail name<at>example.com", "mail <EMAIL>"), ("reach me: john @ gmail.com", "reach me: <EMAIL>"),
+    ("contact me at john dot smith at gmail dot com", "contact me at <EMAIL>"),
+    ("my email is first dot last at company dot com", "my email is <EMAIL>"),
+    # a list's items (a dot after the item's number is no decimal point), a number then a time
+    ("联系方式：1.13812345678（张）2.13912345678（李）", "联系方式：1.<PHONE>（张）2.<PHONE>（李）"),
+    ("我的手机13812345678 2点以后打", "我的手机<PHONE> 2点以后打"),
+    # invisible characters outside a value stay where they were
+    (f"电话{ZW}13812345678{ZW}。", f"电话{ZW}<PHONE>{ZW}。"),
+])
+def test_finds_values_written_to_slip_past(text, expected):
+    assert R.redact_text(text) == expected
+    assert R.redact_text(expected) == expected  # redacting twice changes nothing
+
+
+@pytest.mark.parametrize("text, value, kind", [
+    (f"我的手机号是138{ZW}1234{ZW}5678，收不到验证码", f"138{ZW}1234{ZW}5678", "PHONE"),
+    (f"身份证110105{ZW}19491231{ZW}002X被冻结了", f"110105{ZW}19491231{ZW}002X", "ID_NUMBER"),
+    (f"card 4111{ZW}1111{ZW}1111{ZW}1111 declined", f"4111{ZW}1111{ZW}1111{ZW}1111", "CARD"),
+    (f"email john{ZW}.doe@exa{ZW}mple.com pls", f"john{ZW}.doe@exa{ZW}mple.com", "EMAIL"),
+    (f"{ZW}x {ZW}邮箱ａ{ZW}ｂ＠ｑｑ．ｃｏｍ{ZW}。", f"ａ{ZW}ｂ＠ｑｑ．ｃｏｍ", "EMAIL"),
+])
+def test_a_finding_is_the_whole_value_in_the_original(text, value, kind):
+    # the span is the original's: the value with the invisible characters inside it, nothing around it; the rest of
+    # the text is kept as it was
+    start = text.index(value)
+    end = start + len(value)
+    assert [(f.kind, f.start, f.end) for f in R.findings(text)] == [(kind, start, end)]
+    assert R.redact_text(text) == text[:start] + f"<{kind}>" + text[end:]
+
+
+def test_the_view_drops_invisible_characters_and_keeps_their_places():
+    from schemas.privacy.recognizers import match_view
+
+    plain = "ok 13812345678"
+    assert match_view(plain) == (plain, None)  # ASCII: the text itself, no map
+    assert match_view("手机１３８") == ("手机138", None)  # folded one for one: no map either
+    view, origin = match_view(f"a{ZW}b\u00a0c{ZW}{ZW}ｄ")
+    assert view == "ab cd" and origin == (0, 2, 3, 4, 7)
+
+
+@pytest.mark.parametrize("text", [
+    # versions, dates, prices, order and tracking numbers, model numbers, times, arithmetic, ISBNs, years,
+    # percentages, sizes, coordinates
+    "版本1.2.3.4", "v13.7.7777", "Chrome 137.0.7151.55", "2023.10.15", "2023-10-15", "15.10.2023", "价格¥1,388.00",
+    "订单号2023.1015.1234.5678", "order 112-3456789-1234567", "快递SF1234 5678 9012", "型号SM-G9980", "13:45:30",
+    "138 + 1234 = 1372", "3.14159265 × 2", "ISBN 978-7-111-54742-6", "978.7.5327.5468.3", "2024年", "13.8%",
+    "1920x1080", "138.5 x 77.7 x 8.88 mm", "坐标139.69171234", "N 31.2304°, E 121.4737°",
+    # near misses written the same ways: a decimal, one digit too many, no mobile prefix, a wrong check digit,
+    # failing Luhn, too short a landline, a decimal before a mobile's digits
+    "138.12345678", "138.1234.56789", f"120{ZW}1234{ZW}5678", f"110105{ZW}19491231{ZW}0021",
+    "4111-1111 1111-1112", "010-123456", "0.13812345678",
+    # "at" and "dot" as words
+    "meet me at example.com", "I'm at home dot com", "I am at home dot com", "look at this dot com bubble",
+    "my account at gmail.com is locked", "sign in at outlook.com", "he works at Google dot com",
+    "available at Walmart dot com", "MEET JOHN AT EXAMPLE.COM", "AT&T at 5pm", "at least 3 dots", "C# at work",
+    "the meeting at 10 dot 30", "polka dot dress at Zara",
+])
+def test_leaves_lookalikes_written_the_same_ways(text):
+    assert R.redact_text(text) == text
+
+
+def test_only_placeholders_of_a_kind_are_left_alone():
+    assert R.redact_text("<PHONE> <phone> <EMPLOYEE_ID>") == "<PHONE> <phone> <EMPLOYEE_ID>"
+    assert R.redact_text("mail john<at>example.com") == "mail <EMAIL>"  # <at> is no placeholder
