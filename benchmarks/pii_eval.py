@@ -22,7 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from schemas.privacy import KINDS, Redactor  # noqa: E402
+from schemas.privacy.recognizers import KINDS
+
+from schemas.privacy.redactor import Redactor  # noqa: E402
 
 DEFAULT = ROOT / "benchmarks" / "pii_labelled.jsonl"
 

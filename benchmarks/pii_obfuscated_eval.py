@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # the measured checkout's schemas first: pii_eval (imported after) then finds it already loaded
     sys.path.insert(0, str(Path(args.code).resolve()))
-    from schemas.privacy import Redactor
+    from schemas.privacy.redactor import Redactor
 
     sys.path.insert(1, str(ROOT / "benchmarks"))
     import pii_eval

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipelines.stages.read import parse_file  # noqa: E402
 from schemas.config import InputConfig, LimitsConfig  # noqa: E402
-from schemas.privacy import Redactor  # noqa: E402
+from schemas.privacy.redactor import Redactor  # noqa: E402
 from schemas.records import RawRow  # noqa: E402
 
 

@@ -129,7 +129,7 @@ class LoadedBase:
         redactor = self.__dict__.get("_redactor")
         if redactor is None:
             from schemas.config import config_from_dict
-            from schemas.privacy import Redactor
+            from schemas.privacy.redactor import Redactor
 
             settings = (self.manifest.get("config") or {}).get("privacy")
             redactor = self.__dict__["_redactor"] = (Redactor(()) if settings is None else

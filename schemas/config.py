@@ -24,8 +24,8 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigError
-from schemas.privacy import KINDS as PRIVACY_KINDS
-from schemas.privacy import Redactor
+from schemas.privacy.recognizers import KINDS as PRIVACY_KINDS
+from schemas.privacy.redactor import Redactor
 from schemas.text import ISO_639_1, truncate
 
 

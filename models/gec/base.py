@@ -14,7 +14,7 @@ from typing import Protocol
 
 from schemas.config import FilterConfig
 from schemas.judgement import Judgement
-from schemas.privacy import with_stand_ins
+from schemas.privacy.redactor import with_stand_ins
 
 STRENGTH = 3.5
 REASON = "low_gec"  # a question the GEC judge flags (its score at or below filter.gec_threshold)

@@ -23,7 +23,7 @@ import apache_beam as beam
 
 from pipelines.stages.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig, PrivacyConfig
-from schemas.privacy import PLACEHOLDER, Redactor
+from schemas.privacy.redactor import PLACEHOLDER, Redactor
 from schemas.records import AcceptedRow, RawRow, Reject
 from schemas.text import clean_surface, language_code, lone_surrogate, normalize_key, preview
 

@@ -29,7 +29,7 @@ def test_hand_written_items_parse():
 
 
 def test_the_evaluation_counts_exact_spans():
-    from schemas.privacy import Redactor
+    from schemas.privacy.redactor import Redactor
 
     rows = [pii_eval.parse_marked("电话[[PHONE|13812345678]]，订单{{order|2023112512345678}}"),
             pii_eval.parse_marked("mail [[EMAIL|a@b.com]] and [[PHONE|07911 123456]]")]
@@ -79,7 +79,7 @@ def test_the_triggers_only_save_time():
     # generated sets and the hand-written items give the same findings
     import copy
 
-    from schemas.privacy import Redactor
+    from schemas.privacy.redactor import Redactor
 
     screened = Redactor.of()
     unscreened = []

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from schemas.privacy import Redactor
+from schemas.privacy.redactor import Redactor
 from schemas.privacy.checks import cn_id15_valid, cn_id18_valid, id_check_char, luhn_valid
 from schemas.text import normalize_key
 
@@ -138,7 +138,7 @@ def test_a_bad_pattern_stops_the_build_with_one_error_line(tmp_path, capsys):
 
 
 def test_models_that_judge_wording_read_a_stand_in_for_each_placeholder():
-    from schemas.privacy import Redactor, with_stand_ins
+    from schemas.privacy.redactor import Redactor, with_stand_ins
 
     red = Redactor.of()
     redacted = red.redact_text("我的手机号是13812345678，邮箱a.li@example.cn，为什么收不到验证码？")

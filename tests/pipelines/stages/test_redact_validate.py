@@ -1,7 +1,7 @@
 """Redaction at validation: questions, answers and every reject's preview (issue 32)."""
 
 from schemas.config import LimitsConfig, PrivacyConfig
-from schemas.privacy import Redactor
+from schemas.privacy.redactor import Redactor
 from schemas.records import AcceptedRow, RawRow, Reject
 from pipelines.stages.validate import LanguageGate, redact_reject, redaction_kinds, validate_row
 
