@@ -16,6 +16,22 @@ FAST_BUILD = {"aggregation.cache": False, "models.cache": False, "quality.data_d
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+def everything_written(folder: Path) -> str:
+    """Every file under ``folder`` as text: Parquet decoded row by row, SQLite and the rest as bytes (the privacy
+    tests search it for raw values)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    out = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if path.suffix == ".parquet":
+            out.append(json.dumps(pq.read_table(path).to_pylist(), ensure_ascii=False, default=str))
+        else:
+            out.append(path.read_bytes().decode("utf-8", errors="replace"))
+    return "\n".join(out)
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import everything_written
 from fakes.models import FakeModels
 
 from models.registry import load_config
@@ -101,23 +102,12 @@ def test_one_question_asked_with_many_phone_numbers_is_one_entry(built):
     assert any(r["suite"] == "personal_data" and r["success"] for r in quality["results"])
 
 
-def _everything_written(folder: Path) -> str:
-    """Every file under ``folder`` as text: Parquet decoded row by row, SQLite and the rest as bytes."""
-    out = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        if path.suffix == ".parquet":
-            out.append(json.dumps(pq.read_table(path).to_pylist(), ensure_ascii=False, default=str))
-        else:
-            out.append(path.read_bytes().decode("utf-8", errors="replace"))
-    return "\n".join(out)
-
-
 @pytest.mark.slow  # a whole build with the gate (fake models)
 def test_no_raw_value_anywhere_the_build_wrote(built):
     base, res, log = built
     # the whole base: the published version (Parquet, report, browse page, Data Docs, stats, manifest, state) and
     # the caches; and every line the build logged
-    written = _everything_written(base) + log
+    written = everything_written(base) + log
     version = Path(res.path)
     for part in ("state/questions.parquet", "report.html", "browse.html", "data_docs/index.html", "stats.json"):
         assert (version / part).is_file(), part

@@ -4,9 +4,9 @@ are found in every question and answer, and none of them, as written or as its b
 build wrote."""
 
 import json
-from pathlib import Path
 
 import pytest
+from conftest import everything_written
 from fakes.models import FakeModels
 
 from models.registry import load_config
@@ -40,22 +40,10 @@ def built(tmp_path_factory):
     return base, res
 
 
-def _everything_written(folder: Path) -> str:
-    import pyarrow.parquet as pq
-
-    out = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        if path.suffix == ".parquet":
-            out.append(json.dumps(pq.read_table(path).to_pylist(), ensure_ascii=False, default=str))
-        else:
-            out.append(path.read_bytes().decode("utf-8", errors="replace"))
-    return "\n".join(out)
-
-
 @pytest.mark.slow  # a whole build with the gate (fake models)
 def test_no_disguised_value_is_written_anywhere(built):
     base, res = built
-    written = _everything_written(base)
+    written = everything_written(base)
     stripped = written.replace(ZW, "")
     assert [v for v, _ in VALUES if v in written] == []
     assert [bare for _, bare in VALUES if bare in stripped] == []
