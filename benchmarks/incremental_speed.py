@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-k", type=int, default=5000)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = ap.parse_args(argv)
-    from models.registry import load_config
+    from models.config_check import load_config
     from schemas.logs import setup_logging
 
     setup_logging(False, True)

@@ -69,7 +69,7 @@ def build_and_read(pairs: list, work: Path, lang: str) -> dict[str, str]:
     """{question text: entry key} after a build of every distinct question of ``pairs``, each logged once."""
     import pyarrow.parquet as pq
 
-    from models.registry import load_config
+    from models.config_check import load_config
     from pipelines.build import run_build
     from schemas.layout import resolve_version
 

@@ -89,7 +89,7 @@ def run_one(rows: int, seed: int, overrides: dict | None = None) -> dict:
     import apache_beam as beam
 
     from generate_logs import generate
-    from models.registry import RegistryModels
+    from models.factory import RegistryModels
     from pipelines.stages.paraphrase import MergeParaphrases, with_space_vectors
     from schemas.config import BuildConfig
 

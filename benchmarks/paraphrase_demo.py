@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.layout import resolve_version
 
     if args.base is None:
-        from models.registry import load_config
+        from models.config_check import load_config
         from pipelines.build import run_build
         from pipelines.demo import write_demo_logs
 

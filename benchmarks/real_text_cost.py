@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "arena_hard" / "arena-hard-v0.1" / "question.jsonl").is_file():
         print(f"skipped: no arena_hard data under {args.data}")
         return 0
-    from models.registry import load_config
+    from models.config_check import load_config
     from pipelines.build import run_build
     from pipelines.summary import format_calls, format_table
     from schemas.logs import setup_logging

@@ -36,7 +36,7 @@ def run_one(rows: int, top_k: int, seed: int, keep: bool, beam_args: list[str], 
             ) -> dict:
     from generate_logs import generate
 
-    from models.registry import load_config
+    from models.config_check import load_config
     from pipelines.build import run_build
     from pipelines.summary import format_table
 

@@ -105,11 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from models import registry
+    from models.config_check import load_config
+    from models.factory import question_sections
     from models.standalone.rules import RuleStandalone
 
     rows = read_tsv(args.tsv)
-    cfg = registry.load_config(args.config)
-    wired = dict(registry.question_sections(cfg))
+    cfg = load_config(args.config)
+    wired = dict(question_sections(cfg))
     default = (registry.question_judges((("standalone", wired["standalone"]),), cfg.models)[0]
                if "standalone" in wired else None)
     rules_verdicts = judged(RuleStandalone(), rows, args.threshold)

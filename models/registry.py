@@ -15,14 +15,13 @@ it, its identity without loading, and what a prefix's target must be):
 - further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each):
   ``standalone.model`` (models/standalone)
 
-Adding a backend is adding a row to its kind's table; nothing here changes. :func:`check_config` checks a
-config's names and model paths against the tables (``load_config`` does both the structural checks of
-schemas.config and these). :func:`model_identities` gives the identity of every model a build uses without
-loading any (the manifest records them; caches are keyed on them).
+Adding a backend is adding a row to its kind's table; nothing here changes. :func:`model_identities` gives the
+identity of every model a build uses without loading any (the manifest records them; caches are keyed on them).
+Beside it: models.config_check (a config's names and model paths checked against the tables: ``load_config``)
+and models.factory (what a build's stages call: ``ModelFactory``, ``RegistryModels``).
 
-Loading is kept apart from inference: a build's Beam ModelHandlers call a :class:`ModelFactory` in
-``load_model()`` on each worker (objects are loaded once per process), and the objects' batch methods
-do the inference. :class:`RegistryModels` is the factory every build uses unless a test gives its own.
+Loading is kept apart from inference: a build's Beam ModelHandlers call a factory in ``load_model()`` on each
+worker (objects are loaded once per process, here), and the objects' batch methods do the inference.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple
 
 from models.aggregators import backends as aggregators
 from models.embedders import backends as embedders
@@ -48,10 +47,8 @@ from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.calls import MeteredModel
 from models.qtype import QuestionTypeClassifier
-from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig, NonAnswerConfig,
-                            ParaphraseConfig, TimeSensitiveConfig, TopicsConfig)
-from schemas.config import config_from_dict as structural_config_from_dict
-from schemas.config import load_config as structural_load_config
+from schemas.config import (AggregationConfig, InjectionConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig,
+                            TimeSensitiveConfig, TopicsConfig)
 from schemas.errors import ConfigError, ModelLoadError
 from schemas.backends import Backend, choices, resolve
 from schemas.judgement import Configured
@@ -414,181 +411,3 @@ def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
         "non_answer": non_answer_identity(models_cfg, non_answer_cfg or NonAnswerConfig()),
         "time_sensitive": time_sensitivity_identity(models_cfg, time_cfg or TimeSensitiveConfig()),
     }
-
-
-# ---- the factory a build's stages call -----------------------------------------------------------
-
-class ModelFactory(Protocol):
-    """What a build's stages ask for, on each worker, in ``load_model()``. Must pickle (Beam ships it)."""
-
-    def scoring(self) -> ScoringModels: ...
-
-    def index_embedder(self) -> Embedder: ...
-
-    def qtype(self) -> QuestionTypeClassifier: ...
-
-    def aggregator(self) -> Aggregator: ...
-
-    def paraphrase(self) -> ParaphraseModels: ...
-
-    def non_answer(self): ...
-
-    def time_sensitivity(self): ...
-
-    def injection(self): ...
-
-    def identities(self) -> dict[str, str]: ...
-
-
-@dataclass(frozen=True)
-class RegistryModels:
-    """The models a config names, from this registry; ``cache_dir``: the vector cache's folder (or None)."""
-
-    models: ModelsConfig
-    aggregation: AggregationConfig
-    cache_dir: str | None = None
-    para: ParaphraseConfig = ParaphraseConfig()
-    non_answers: NonAnswerConfig = NonAnswerConfig()
-    time: TimeSensitiveConfig = TimeSensitiveConfig()
-    injections: InjectionConfig = InjectionConfig()
-    language_detector: str = InputConfig.language_detector  # validation loads it: models.language
-    questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
-
-    @classmethod
-    def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
-        return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
-                   cfg.injection, cfg.input.language_detector, question_sections(cfg))
-
-    def scoring(self) -> ScoringModels:
-        return scoring_models(self.models, self.cache_dir, self.questions)
-
-    def index_embedder(self) -> Embedder:
-        return embedder(self.models.embedder, self.models, self.cache_dir)
-
-    def qtype(self) -> QuestionTypeClassifier:
-        return qtype_classifier(self.models, self.cache_dir)
-
-    def aggregator(self) -> Aggregator:
-        return aggregator(self.models, self.aggregation, self.cache_dir)
-
-    def paraphrase(self) -> ParaphraseModels:
-        return paraphrase_models(self.models, self.para, self.cache_dir)
-
-    def non_answer(self):
-        return non_answer_detector(self.models, self.non_answers, self.cache_dir)
-
-    def time_sensitivity(self):
-        return time_sensitivity_detector(self.models, self.time, self.cache_dir)
-
-    def injection(self):
-        """The instruction-like answer judge, or None (injection.enabled: false)."""
-        return injection_judge(self.models, self.injections)
-
-    def identities(self) -> dict[str, str]:
-        from models.language.detector import detector_identity
-
-        return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
-                    language=detector_identity(self.language_detector),
-                    injection=injection_identity(self.models, self.injections),
-                    **question_judge_identities(self.questions, self.models))
-
-
-def wired_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig
-    (checked whether enabled or not)."""
-    return tuple((section, getattr(cfg, section)) for section, _ in QUESTION_JUDGES)
-
-
-def question_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of the wired question judges a build applies: those whose section does not say
-    ``enabled: false``."""
-    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg)
-                 if getattr(section_cfg, "enabled", True))
-
-
-# ---- config: names checked against the tables ------------------------------------------------------
-
-def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
-    """(config path, its value, the kind's table) of every model name a config gives."""
-    m = cfg.models
-    return ([("models.gec_en", m.gec_en, gec.BACKENDS), ("models.gec_zh", m.gec_zh, gec.BACKENDS),
-             ("models.intent", m.intent, intent.BACKENDS)]
-            + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in EMBEDDER_FIELDS]
-            + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
-               ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
-               ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
-               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
-               ("injection.model", cfg.injection.model, injection.BACKENDS),
-               ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
-            + [(f"{section}.model", section_cfg.model, dict(QUESTION_JUDGES)[section])
-               for section, section_cfg in wired_sections(cfg)])
-
-
-def _check_target(path: str, row: Backend, target: str) -> None:
-    if row.target == "dir" and not Path(target).is_dir():
-        raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
-    if row.target == "file" and target and not Path(target).is_file():
-        raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
-
-
-def _check_head_spaces(cfg: BuildConfig) -> None:
-    """The packaged (or given) non-answer and time-sensitivity heads were fitted in one embedding space each;
-    a config that names other embedders fails here, not after scoring (their probabilities would mean
-    nothing there: refit them)."""
-    m = cfg.models
-    kind, _, target = cfg.non_answer.model.partition(":")
-    if kind == "embedding" and (not target or Path(target).is_file()):
-        from models.nonanswer.embedding import load_params
-
-        fitted = load_params(target or None).get("embedder")
-        if fitted and fitted != embedder_identity(m.embedder):
-            raise ConfigError(f"config: the non-answer head was fitted on {fitted}, but models.embedder is "
-                              f"{embedder_identity(m.embedder)}; refit it (qabase train-nonanswer --embedder ... "
-                              "--out P.json; non_answer.model: embedding:P.json) or use non_answer.model: rules")
-    kind, _, target = cfg.time_sensitive.model.partition(":")
-    if cfg.time_sensitive.policy != "keep" and kind == "embedding" and (not target or Path(target).is_file()):
-        from models.timesensitive.embedding import load_params as load_time_params
-
-        params = load_time_params(target or None)
-        for sp, spec in (("en", m.intent_embedder_en), ("zh", m.intent_embedder_zh)):
-            fitted = params[sp].get("embedder")
-            if fitted and fitted != embedder_identity(spec):
-                raise ConfigError(f"config: the time-sensitivity head's {sp} side was fitted on {fitted}, but "
-                                  f"models.intent_embedder_{sp} is {embedder_identity(spec)}; refit it (qabase "
-                                  "train-timesensitive --out P.json; time_sensitive.model: embedding:P.json) or use "
-                                  "time_sensitive.model: rules")
-
-
-def check_config(cfg: BuildConfig) -> BuildConfig:
-    """Every model name in ``cfg`` is one its kind's table knows, and every model directory and parameters file
-    it names exists."""
-    from models.aggregators.prompt import PROMPTS
-
-    slots = _config_slots(cfg)
-    resolved = []
-    for path, value, table in slots:
-        found = resolve(table, value)
-        if found is None:
-            raise ConfigError(f"config: {path} must be {choices(table)}, got {value!r}")
-        resolved.append((path, *found))
-    for section, section_cfg in wired_sections(cfg):
-        threshold = section_cfg.threshold
-        if threshold != -1.0 and not 0.0 <= threshold <= 1.0:
-            raise ConfigError(f"config: {section}.threshold must be within [0, 1] (or -1: the model's own), "
-                              f"got {threshold}")
-    for path, row, target in resolved:
-        _check_target(path, row, target)
-    _check_head_spaces(cfg)
-    if not (PROMPTS / f"aggregate_{cfg.aggregation.prompt_version}.en.txt").is_file():
-        raise ConfigError(f"config: aggregation.prompt_version {cfg.aggregation.prompt_version!r} has no prompt "
-                          f"files in {PROMPTS}")
-    return cfg
-
-
-def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
-    """A build config (schemas.config.load_config) whose model names are checked against this registry."""
-    return check_config(structural_load_config(path, overrides))
-
-
-def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
-    return check_config(structural_config_from_dict(data))

@@ -30,7 +30,8 @@ import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from indexes.store import enforce_recall_floor
-from models.registry import ModelFactory, RegistryModels, config_from_dict
+from models.config_check import config_from_dict
+from models.factory import ModelFactory, RegistryModels
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
 from pipelines.release.build_lock import hold_build_lock

@@ -143,7 +143,7 @@ def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
 
         check_version_id(args.version_id, "--version-id")
     check_beam_args(beam_args)
-    from models.registry import load_config
+    from models.config_check import load_config
     from schemas.config import config_yaml
 
     overrides = {key: getattr(args, flag) for flag, key in CONFIG_FLAGS.items() if getattr(args, flag) is not None}

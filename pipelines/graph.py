@@ -17,7 +17,7 @@ Side outputs: rejected rows, every distinct question with its fate, a
 deterministic sample of accepted rows, and a stats file of counts per stage
 (and an accepted-rows length profile) computed as data (exact on every runner).
 
-The model stages get their models from a :class:`models.registry.ModelFactory` (the registry's, for the
+The model stages get their models from a :class:`models.factory.ModelFactory` (the registry's, for the
 config, unless a caller gives another, as the tests do with small fakes).
 """
 
@@ -29,7 +29,7 @@ from typing import NamedTuple
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from models.registry import ModelFactory, RegistryModels
+from models.factory import ModelFactory, RegistryModels
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform

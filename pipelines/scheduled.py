@@ -63,7 +63,7 @@ def find_logs(template: str, logical_date: str) -> list[str]:
 
 
 def _config(config_path: str | None, overrides: dict | None):
-    from models.registry import load_config
+    from models.config_check import load_config
 
     return load_config(config_path or None, {k: v for k, v in (overrides or {}).items() if v is not None})
 

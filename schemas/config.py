@@ -4,7 +4,7 @@ A YAML file holds every threshold, K, model choice and limit; CLI flags override
 Unknown keys and bad values fail fast with one readable line (:class:`ConfigError`).
 The effective config and its hash go into the manifest.
 
-This module knows the shape of a config, not which model names exist: ``models.registry.load_config``
+This module knows the shape of a config, not which model names exist: ``models.config_check.load_config``
 adds that check (and is what the command-line tools call).
 """
 
@@ -365,7 +365,7 @@ class StandaloneConfig:
                               "`no_subject` (it still counts toward an entry it was merged into); `false`: not judged.")
     # word lists of asking words, pointing words and follow-up turns
     model: str = key("rules", "`rules` (word lists, no model: docs/measurements/standalone-questions.md).")
-    # its range is checked as every question judge's is, by the registry (models.registry.check_config)
+    # its range is checked as every question judge's is, by the registry (models.config_check.check_config)
     threshold: float = key(-1.0, "A question is flagged when its score reaches this; -1 takes the model's own (0.5).")
 
 

@@ -108,7 +108,7 @@ def shared_fake_base(tmp_path_factory):
     for it: read it, never change it: a test that changes a base changes its own copy
     (``shutil.copytree(base, tmp_path / "base", symlinks=True)``)."""
     from fakes.models import FakeModels
-    from models.registry import load_config
+    from models.config_check import load_config
     from pipelines.build import run_build
 
     base = tmp_path_factory.mktemp("fake-base") / "base"

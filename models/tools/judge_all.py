@@ -43,6 +43,7 @@ def read_pairs(path: Path) -> list[tuple[str, str | None]]:
 
 def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     from models import registry
+    from models.factory import question_sections
     from models.language.detector import shared_detector
 
     gate = cfg.input
@@ -58,7 +59,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         for i, res in zip(idx, scorer.score([texts[i] for i in idx]) if idx else []):
             gec[i] = res
     intents, vectors = models.intent.score_with_vectors(texts, scored_lang)
-    flags = question_flags(registry.question_judges(registry.question_sections(cfg), cfg.models), texts, scored_lang)
+    flags = question_flags(registry.question_judges(question_sections(cfg), cfg.models), texts, scored_lang)
     time_rows = [(0.0, "")] * len(pairs)
     if cfg.time_sensitive.policy != "keep":
         det = registry.time_sensitivity_detector(cfg.models, cfg.time_sensitive)
@@ -142,7 +143,7 @@ def main(argv: list[str]) -> int:
     import sys
 
     args = build_parser().parse_args(argv)
-    from models.registry import load_config
+    from models.config_check import load_config
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)

@@ -6,7 +6,7 @@ from apache_beam.ml.inference.base import RunInference
 
 from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
-from models.registry import ModelFactory
+from models.factory import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.records import AnswerGroup, KeptQuestion

@@ -19,7 +19,7 @@ import numpy as np
 from apache_beam.ml.inference.base import RunInference
 
 from models.paraphrase.pair_classifier import space
-from models.registry import ModelFactory
+from models.factory import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from pipelines.stages.paraphrase import aliases

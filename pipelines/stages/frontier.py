@@ -25,7 +25,7 @@ from apache_beam.ml.inference.base import RunInference
 from apache_beam.transforms.combiners import TupleCombineFn
 
 from models.caches.scores import ScoreCache
-from models.registry import ModelFactory
+from models.factory import ModelFactory
 from pipelines.stages.counters import run_counted
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading
 from pipelines.stages.paraphrase import with_members

@@ -21,7 +21,7 @@ from apache_beam.ml.inference.base import RunInference
 
 from models.injection.base import score_answers as score_instructions
 from models.nonanswer.base import score_answers
-from models.registry import ModelFactory
+from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.dates import widen

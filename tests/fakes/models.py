@@ -144,7 +144,7 @@ class FakeModels:
 
 @dataclass(frozen=True)
 class FakesWithQuestionJudges(FakeModels):
-    """The fakes, plus the question judges a config wires (``questions``: models.registry.question_sections(cfg)),
+    """The fakes, plus the question judges a config wires (``questions``: models.factory.question_sections(cfg)),
     loaded from the registry's tables as a real build loads them."""
 
     questions: tuple = ()

@@ -11,7 +11,7 @@ from fakes.models import FakeModels, HashEmbedder
 from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import load_base, memory_base
 from indexes.retrievers import DEFAULT_MODE, FUSION, AnswerRetriever, Fusion, QuestionRetriever, query_space
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.errors import BaseIntegrityError
 from schemas.layout import MANIFEST

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from fakes.models import FakeModels, HashEmbedder
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.summary import summary_text
 from schemas.layout import MANIFEST, QA_FILE, QUESTIONS_FILE

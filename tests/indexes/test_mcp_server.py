@@ -29,7 +29,7 @@ from indexes import mcp_server
 from indexes.agent_tools import TOOLS, RetrieverTools, ToolArgumentError, checked_query, openai_tools, sdk_tools
 from indexes.query import MAX_K, MAX_QUERY_CHARS, MAX_QUERY_TOKENS
 from indexes.retrievers import Answer
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import gate_version, publish_version, run_build, stage_version
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import pytest
 from indexes.loading import load_base
 from indexes.query import main as query_main
 from indexes.retrievers import AnswerRetriever, QuestionRetriever, no_info_message
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.errors import BaseIntegrityError
 

@@ -13,7 +13,7 @@ import pytest
 from indexes import responses as rm
 from indexes.batching import BatchedRetrieval
 from indexes.retrievers import Answer, AnswerRetriever, Hit, QuestionRetriever
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 
 

@@ -10,7 +10,7 @@ import pytest
 from fakes.models import FakeModels, HashEmbedder
 
 from indexes.agent_tools import RetrieverTools, openai_tools
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.dates import as_of_note
 

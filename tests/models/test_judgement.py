@@ -3,6 +3,7 @@
 import pytest
 
 from models import registry
+from models.config_check import load_config
 from models.gec import backends as gec
 from models.nonanswer.base import score_answers
 from models.nonanswer.rules import RuleNonAnswer
@@ -100,10 +101,10 @@ def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
                   "shout:/path")
     monkeypatch.setattr(gec, "BACKENDS", gec.BACKENDS + (row,))
     with pytest.raises(ConfigError, match=r"lm:/path, seq2seq:/path or shout:/path, got 'bert'"):
-        registry.load_config(None, {"models.gec_en": "bert"})
+        load_config(None, {"models.gec_en": "bert"})
     with pytest.raises(ConfigError, match="models.gec_en: model directory '/no/such' does not exist"):
-        registry.load_config(None, {"models.gec_en": "shout:/no/such"})
-    cfg = registry.load_config(None, {"models.gec_en": f"shout:{tmp_path}"})
+        load_config(None, {"models.gec_en": "shout:/no/such"})
+    cfg = load_config(None, {"models.gec_en": f"shout:{tmp_path}"})
     assert registry.gec_identity(cfg.models.gec_en) == f"shout-gec-v1@{tmp_path}"
     assert registry.gec_scorer(cfg.models.gec_en).score(["HEY", "hey"]) == [(0.0, {}), (1.0, {})]
     with pytest.raises(ModelLoadError, match=r"unknown GEC backend 'bert' \(one of quire-ngram"):

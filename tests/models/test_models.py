@@ -154,7 +154,7 @@ def test_causal_lm_gec_backend_from_a_local_directory(tiny_llama):
 
 
 def test_model_backends_are_selectable_in_config(tmp_path):
-    from models.registry import load_config
+    from models.config_check import load_config
     from schemas.errors import ConfigError
 
     assert load_config(None, {"models.gec_zh": f"lm:{tmp_path}"}).models.gec_zh == f"lm:{tmp_path}"

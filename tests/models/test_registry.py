@@ -7,6 +7,8 @@ import sys
 import pytest
 
 from models import registry
+from models.config_check import load_config
+from models.factory import RegistryModels
 from schemas.config import AggregationConfig, ModelsConfig, ParaphraseConfig
 from schemas.errors import ConfigError, ModelLoadError
 
@@ -63,7 +65,7 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
 ])
 def test_unknown_names_fail_in_the_registry_check(override, needle):
     with pytest.raises(ConfigError) as err:
-        registry.load_config(None, override)
+        load_config(None, override)
     assert needle in str(err.value)
 
 
@@ -80,5 +82,5 @@ def test_every_name_the_config_check_accepts_resolves_to_a_backend():
 def test_the_registry_factory_pickles():
     import pickle
 
-    factory = registry.RegistryModels(ModelsConfig(), AggregationConfig(), "/tmp/cache")
+    factory = RegistryModels(ModelsConfig(), AggregationConfig(), "/tmp/cache")
     assert pickle.loads(pickle.dumps(factory)) == factory

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 

@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 import pytest
 from fakes.models import FakeModels, HashEmbedder, QuestionMarkIntent, RuleGec
 
-from models.registry import ScoringModels, load_config
+from models.registry import ScoringModels
+from models.config_check import load_config
 from pipelines import build_base
 from pipelines.build import publish_version, run_build, stage_version
 from pipelines.release import leftovers

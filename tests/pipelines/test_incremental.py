@@ -6,7 +6,7 @@ import shutil
 import pyarrow.parquet as pq
 import pytest
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.demo import write_demo_logs
 from pipelines.state import StateError

@@ -10,7 +10,7 @@ from conftest import FAST_BUILD
 from fakes.models import FakeModels, HashEmbedder
 
 from indexes.retrievers import AnswerRetriever
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 
 REAL_PASSWORD, REAL_WATER = "How do I reset my password?", "What is the boiling point of water?"

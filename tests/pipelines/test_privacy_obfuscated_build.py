@@ -9,7 +9,7 @@ import pytest
 from conftest import everything_written
 from fakes.models import FakeModels
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 
 ZW = "\u200b"

@@ -18,6 +18,8 @@ import pytest
 from fakes.models import FakesWithQuestionJudges
 
 from models import registry
+from models.config_check import load_config
+from models.factory import RegistryModels, question_sections
 from pipelines.build import run_build
 from schemas.backends import Backend
 import schemas.config
@@ -76,7 +78,7 @@ def wired(monkeypatch):
 
 def _config(**too_long) -> BuildConfig:
     """A config read as any is (schemas.config.load_config, then the registry's checks), with a too_long section."""
-    return registry.load_config(None, {"aggregation.cache": False, "quality.data_docs": False,
+    return load_config(None, {"aggregation.cache": False, "quality.data_docs": False,
                                        **{f"too_long.{k}": v for k, v in too_long.items()}})
 
 
@@ -95,7 +97,7 @@ def _logs(tmp_path):
 
 def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp_path, tmp_base):
     cfg = _config(max_chars=40)
-    factory = FakesWithQuestionJudges(questions=registry.question_sections(cfg))
+    factory = FakesWithQuestionJudges(questions=question_sections(cfg))
     res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory, gate=False, report=False)
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     # the most asked question passed GEC and intent, and the new judge dropped it with its reason
@@ -112,7 +114,7 @@ def test_a_new_judges_own_config_keys_reach_it(wired, tmp_path, tmp_base):
     # its own keys live in its config section: a roomier limit keeps the long question, and it ranks first
     roomy = _config(max_chars=200)
     res = run_build(_logs(tmp_path), tmp_base, roomy, factory=FakesWithQuestionJudges(
-        questions=registry.question_sections(roomy)), gate=False, report=False)
+        questions=question_sections(roomy)), gate=False, report=False)
     qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
     assert qa[0] == LONG and len(qa) == 3
 
@@ -124,11 +126,11 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
         _config(threshold=2.0)
     cfg = _config(max_chars=12)
     # wired after the judges already there (the standalone judge): each its own section, in wiring order
-    *_, judge = registry.question_judges(registry.question_sections(cfg), cfg.models)
+    *_, judge = registry.question_judges(question_sections(cfg), cfg.models)
     assert judge.model_id == "too-long-v1@12" and judge.own_threshold("en") == 0.5
-    assert registry.RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
+    assert RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
 
 
 def test_only_the_standalone_judge_is_wired_by_default():
     assert [section for section, _ in registry.QUESTION_JUDGES] == ["standalone"]
-    assert [section for section, _ in registry.question_sections(BuildConfig())] == ["standalone"]
+    assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from fakes.models import FakeModels, HashEmbedder
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.errors import BaseIntegrityError, PublishError
 from schemas.layout import LATEST, LATEST_FILE, MANIFEST, QA_FILE, REPORT_FILES, STAGING_PREFIX

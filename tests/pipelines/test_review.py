@@ -10,7 +10,7 @@ import pytest
 from conftest import FAST_BUILD
 from fakes.models import FakeModels
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.summary import summary_text
 from schemas.errors import ConfigError

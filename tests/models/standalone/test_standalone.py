@@ -3,6 +3,8 @@
 import pytest
 
 from models import registry
+from models.config_check import load_config
+from models.factory import RegistryModels, question_sections
 from models.standalone.rules import REASON, RuleStandalone
 from schemas.config import BuildConfig
 from schemas.errors import ConfigError
@@ -84,29 +86,29 @@ def test_mixed_questions_are_judged_by_the_chinese_rules_and_the_threshold_decid
 # ---- config -------------------------------------------------------------------------------------
 
 def _config(**standalone) -> BuildConfig:
-    return registry.load_config(None, {f"standalone.{k}": v for k, v in standalone.items()})
+    return load_config(None, {f"standalone.{k}": v for k, v in standalone.items()})
 
 
 def test_the_judge_is_wired_on_by_default_with_the_rules_and_its_own_threshold():
     cfg = BuildConfig()
     assert (cfg.standalone.enabled, cfg.standalone.model, cfg.standalone.threshold) == (True, "rules", -1.0)
-    [(section, _)] = registry.question_sections(cfg)
+    [(section, _)] = question_sections(cfg)
     assert section == "standalone"
-    [judge] = registry.question_judges(registry.question_sections(cfg), cfg.models)
+    [judge] = registry.question_judges(question_sections(cfg), cfg.models)
     assert judge.model_id == "standalone-rules-v1" and judge.own_threshold("zh") == 0.5
-    assert registry.RegistryModels.of(cfg).identities()["standalone"] == "standalone-rules-v1"
+    assert RegistryModels.of(cfg).identities()["standalone"] == "standalone-rules-v1"
 
 
 def test_a_configured_threshold_replaces_the_judges_own():
     cfg = _config(threshold=0.95)
-    [judge] = registry.question_judges(registry.question_sections(cfg), cfg.models)
+    [judge] = registry.question_judges(question_sections(cfg), cfg.models)
     assert judge.own_threshold("en") == 0.95
 
 
 def test_disabled_it_is_not_applied_nor_in_the_manifest_but_still_checked():
     cfg = _config(enabled=False)
-    assert registry.question_sections(cfg) == ()
-    assert "standalone" not in registry.RegistryModels.of(cfg).identities()
+    assert question_sections(cfg) == ()
+    assert "standalone" not in RegistryModels.of(cfg).identities()
     with pytest.raises(ConfigError, match=r"config: standalone.model must be rules, got 'embedding'"):
         _config(enabled=False, model="embedding")
 

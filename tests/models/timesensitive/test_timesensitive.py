@@ -2,7 +2,8 @@
 
 import pytest
 
-from models.registry import check_config, config_from_dict, time_sensitivity_detector, time_sensitivity_identity
+from models.registry import time_sensitivity_detector, time_sensitivity_identity
+from models.config_check import check_config, config_from_dict
 from models.timesensitive.rules import RuleTimeSensitivity, cue_families, looks_stable
 from models.tools import train_timesensitive
 from schemas.config import ModelsConfig, TimeSensitiveConfig

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from models.registry import check_config, topic_model, topic_model_identity
+from models.registry import topic_model, topic_model_identity
+from models.config_check import check_config
 from models.topics.base import UNASSIGNED, renumber
 from models.topics.hdbscan_topics import HdbscanTopics, auto_min_cluster_size
 from models.topics.naming import topic_name, topic_words

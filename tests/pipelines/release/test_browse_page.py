@@ -20,7 +20,7 @@ import pytest
 from conftest import CHROMIUM, NO_CHROMIUM
 from fakes.models import FakeModels
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.release import browse
 from pipelines.release.report_command import main as report_main

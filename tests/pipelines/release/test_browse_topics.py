@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from fakes.models import FakeModels
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.layout import BROWSE_FILE, QA_FILE, TOPICS_FILE
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.release.report_command import main as report_main
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fakes.models import FakeModels
 
-from models.registry import load_config
+from models.config_check import load_config
 from pipelines import cli
 from pipelines.build import run_build
 from pipelines.release import retention

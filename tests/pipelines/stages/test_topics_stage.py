@@ -114,7 +114,7 @@ def test_report_section_lists_topics_most_asked_first(tmp_path):
 def test_an_incremental_build_has_the_topics_of_a_full_rebuild(tmp_path):
     from fakes.models import FakeModels
 
-    from models.registry import load_config
+    from models.config_check import load_config
     from pipelines.build import run_build
 
     items = ["shoes", "jacket", "phone", "laptop", "book", "lamp", "chair", "watch"]

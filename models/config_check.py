@@ -1,0 +1,111 @@
+"""A config whose model names are checked against the kinds' backend tables: every name one its kind knows, every
+model directory and parameters file it names there, the fitted heads' embedding spaces those the config names.
+``load_config`` is what the command-line tools call (schemas.config does the structural checks alone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from models import registry
+from models.aggregators import backends as aggregators
+from models.embedders import backends as embedders
+from models.factory import wired_sections
+from models.gec import backends as gec
+from models.injection import backends as injection
+from models.intent import backends as intent
+from models.nonanswer import backends as nonanswer
+from models.paraphrase import backends as paraphrase
+from models.timesensitive import backends as timesensitive
+from models.topics import backends as topics
+from schemas.backends import Backend, choices, resolve
+from schemas.config import BuildConfig
+from schemas.config import config_from_dict as structural_config_from_dict
+from schemas.config import load_config as structural_load_config
+from schemas.errors import ConfigError
+
+
+def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
+    """(config path, its value, the kind's table) of every model name a config gives."""
+    m = cfg.models
+    return ([("models.gec_en", m.gec_en, gec.BACKENDS), ("models.gec_zh", m.gec_zh, gec.BACKENDS),
+             ("models.intent", m.intent, intent.BACKENDS)]
+            + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in registry.EMBEDDER_FIELDS]
+            + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
+               ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
+               ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
+               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
+               ("injection.model", cfg.injection.model, injection.BACKENDS),
+               ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
+            + [(f"{section}.model", section_cfg.model, dict(registry.QUESTION_JUDGES)[section])
+               for section, section_cfg in wired_sections(cfg)])
+
+
+def _check_target(path: str, row: Backend, target: str) -> None:
+    if row.target == "dir" and not Path(target).is_dir():
+        raise ConfigError(f"config: {path}: model directory {target!r} does not exist")
+    if row.target == "file" and target and not Path(target).is_file():
+        raise ConfigError(f"config: {path}: parameters file {target!r} does not exist")
+
+
+def _check_head_spaces(cfg: BuildConfig) -> None:
+    """The packaged (or given) non-answer and time-sensitivity heads were fitted in one embedding space each;
+    a config that names other embedders fails here, not after scoring (their probabilities would mean
+    nothing there: refit them)."""
+    m = cfg.models
+    kind, _, target = cfg.non_answer.model.partition(":")
+    if kind == "embedding" and (not target or Path(target).is_file()):
+        from models.nonanswer.embedding import load_params
+
+        fitted = load_params(target or None).get("embedder")
+        if fitted and fitted != registry.embedder_identity(m.embedder):
+            raise ConfigError(f"config: the non-answer head was fitted on {fitted}, but models.embedder is "
+                              f"{registry.embedder_identity(m.embedder)}; refit it (qabase train-nonanswer --embedder ... "
+                              "--out P.json; non_answer.model: embedding:P.json) or use non_answer.model: rules")
+    kind, _, target = cfg.time_sensitive.model.partition(":")
+    if cfg.time_sensitive.policy != "keep" and kind == "embedding" and (not target or Path(target).is_file()):
+        from models.timesensitive.embedding import load_params as load_time_params
+
+        params = load_time_params(target or None)
+        for sp, spec in (("en", m.intent_embedder_en), ("zh", m.intent_embedder_zh)):
+            fitted = params[sp].get("embedder")
+            if fitted and fitted != registry.embedder_identity(spec):
+                raise ConfigError(f"config: the time-sensitivity head's {sp} side was fitted on {fitted}, but "
+                                  f"models.intent_embedder_{sp} is {registry.embedder_identity(spec)}; refit it (qabase "
+                                  "train-timesensitive --out P.json; time_sensitive.model: embedding:P.json) or use "
+                                  "time_sensitive.model: rules")
+
+
+def check_config(cfg: BuildConfig) -> BuildConfig:
+    """Every model name in ``cfg`` is one its kind's table knows, and every model directory and parameters file
+    it names exists."""
+    from models.aggregators.prompt import PROMPTS
+
+    slots = _config_slots(cfg)
+    resolved = []
+    for path, value, table in slots:
+        found = resolve(table, value)
+        if found is None:
+            raise ConfigError(f"config: {path} must be {choices(table)}, got {value!r}")
+        resolved.append((path, *found))
+    for section, section_cfg in wired_sections(cfg):
+        threshold = section_cfg.threshold
+        if threshold != -1.0 and not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"config: {section}.threshold must be within [0, 1] (or -1: the model's own), "
+                              f"got {threshold}")
+    for path, row, target in resolved:
+        _check_target(path, row, target)
+    _check_head_spaces(cfg)
+    if not (PROMPTS / f"aggregate_{cfg.aggregation.prompt_version}.en.txt").is_file():
+        raise ConfigError(f"config: aggregation.prompt_version {cfg.aggregation.prompt_version!r} has no prompt "
+                          f"files in {PROMPTS}")
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
+    """A build config (schemas.config.load_config) whose model names are checked against this registry."""
+    return check_config(structural_load_config(path, overrides))
+
+
+def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
+    return check_config(structural_config_from_dict(data))

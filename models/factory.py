@@ -1,0 +1,104 @@
+"""The models a build's stages ask for: :class:`ModelFactory` (what a stage calls on each worker, in
+``load_model()``; tests give small fakes) and :class:`RegistryModels` (the factory of every real build: the models a
+config names, loaded through models.registry), and which question judges a config wires and applies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from models import registry
+from models.aggregators.base import Aggregator
+from models.embedders.base import Embedder
+from models.qtype import QuestionTypeClassifier
+from models.registry import ParaphraseModels, ScoringModels, aggregator, embedder, injection_identity, injection_judge, model_identities, non_answer_detector, paraphrase_models, qtype_classifier, question_judge_identities, scoring_models, time_sensitivity_detector
+from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig,
+                            NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig)
+
+
+class ModelFactory(Protocol):
+    """What a build's stages ask for, on each worker, in ``load_model()``. Must pickle (Beam ships it)."""
+
+    def scoring(self) -> ScoringModels: ...
+
+    def index_embedder(self) -> Embedder: ...
+
+    def qtype(self) -> QuestionTypeClassifier: ...
+
+    def aggregator(self) -> Aggregator: ...
+
+    def paraphrase(self) -> ParaphraseModels: ...
+
+    def non_answer(self): ...
+
+    def time_sensitivity(self): ...
+
+    def injection(self): ...
+
+    def identities(self) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class RegistryModels:
+    """The models a config names, from this registry; ``cache_dir``: the vector cache's folder (or None)."""
+
+    models: ModelsConfig
+    aggregation: AggregationConfig
+    cache_dir: str | None = None
+    para: ParaphraseConfig = ParaphraseConfig()
+    non_answers: NonAnswerConfig = NonAnswerConfig()
+    time: TimeSensitiveConfig = TimeSensitiveConfig()
+    injections: InjectionConfig = InjectionConfig()
+    language_detector: str = InputConfig.language_detector  # validation loads it: models.language
+    questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
+
+    @classmethod
+    def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
+        return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
+                   cfg.injection, cfg.input.language_detector, question_sections(cfg))
+
+    def scoring(self) -> ScoringModels:
+        return scoring_models(self.models, self.cache_dir, self.questions)
+
+    def index_embedder(self) -> Embedder:
+        return embedder(self.models.embedder, self.models, self.cache_dir)
+
+    def qtype(self) -> QuestionTypeClassifier:
+        return qtype_classifier(self.models, self.cache_dir)
+
+    def aggregator(self) -> Aggregator:
+        return aggregator(self.models, self.aggregation, self.cache_dir)
+
+    def paraphrase(self) -> ParaphraseModels:
+        return paraphrase_models(self.models, self.para, self.cache_dir)
+
+    def non_answer(self):
+        return non_answer_detector(self.models, self.non_answers, self.cache_dir)
+
+    def time_sensitivity(self):
+        return time_sensitivity_detector(self.models, self.time, self.cache_dir)
+
+    def injection(self):
+        """The instruction-like answer judge, or None (injection.enabled: false)."""
+        return injection_judge(self.models, self.injections)
+
+    def identities(self) -> dict[str, str]:
+        from models.language.detector import detector_identity
+
+        return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
+                    language=detector_identity(self.language_detector),
+                    injection=injection_identity(self.models, self.injections),
+                    **question_judge_identities(self.questions, self.models))
+
+
+def wired_sections(cfg: BuildConfig) -> tuple:
+    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig
+    (checked whether enabled or not)."""
+    return tuple((section, getattr(cfg, section)) for section, _ in registry.QUESTION_JUDGES)
+
+
+def question_sections(cfg: BuildConfig) -> tuple:
+    """(section, its config) of the wired question judges a build applies: those whose section does not say
+    ``enabled: false``."""
+    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg)
+                 if getattr(section_cfg, "enabled", True))
