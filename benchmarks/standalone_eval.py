@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = read_tsv(args.tsv)
     cfg = load_config(args.config)
     wired = dict(question_sections(cfg))
-    default = (registry.question_judges((("standalone", wired["standalone"]),), cfg.models)[0]
+    default = (registry.configured_judges((("standalone", wired["standalone"]),), cfg.models)[0]
                if "standalone" in wired else None)
     rules_verdicts = judged(RuleStandalone(), rows, args.threshold)
     results = [report("before (main: no standalone judge)", rows, judged(None, rows, None)),

@@ -37,7 +37,7 @@ def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
                ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
                ("injection.model", cfg.injection.model, injection.BACKENDS),
                ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
-            + [(f"{section}.model", section_cfg.model, dict(registry.QUESTION_JUDGES)[section])
+            + [(f"{section}.model", section_cfg.model, {j.section: j.backends for j in registry.JUDGES}[section])
                for section, section_cfg in wired_sections(cfg)])
 
 

@@ -11,7 +11,8 @@ from models import registry
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.qtype import QuestionTypeClassifier
-from models.registry import ParaphraseModels, ScoringModels, aggregator, embedder, injection_identity, injection_judge, model_identities, non_answer_detector, paraphrase_models, qtype_classifier, question_judge_identities, scoring_models, time_sensitivity_detector
+from models.registry import ParaphraseModels, ScoringModels, aggregator, embedder, injection_identity, injection_judge, model_identities, non_answer_detector, paraphrase_models, qtype_classifier, configured_judges, judge_identities, scoring_models, time_sensitivity_detector
+from schemas.judgement import ANSWER, PAIR, QUESTION
 from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig,
                             NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig)
 
@@ -35,6 +36,12 @@ class ModelFactory(Protocol):
 
     def injection(self): ...
 
+    def answer_judges(self) -> tuple:
+        """The wired answer-level judges (schemas.judgement.AnswerJudge), each at its config threshold."""
+
+    def pair_judges(self) -> tuple:
+        """The wired pair-level judges (schemas.judgement.PairJudge), each at its config threshold."""
+
     def identities(self) -> dict[str, str]: ...
 
 
@@ -50,12 +57,16 @@ class RegistryModels:
     time: TimeSensitiveConfig = TimeSensitiveConfig()
     injections: InjectionConfig = InjectionConfig()
     language_detector: str = InputConfig.language_detector  # validation loads it: models.language
-    questions: tuple = ()  # (section, its config) of each QUESTION_JUDGES entry
+    # (section, its config) of each applied judge of models.registry.JUDGES, per level
+    questions: tuple = ()
+    answers: tuple = ()
+    pairs: tuple = ()
 
     @classmethod
     def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
         return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
-                   cfg.injection, cfg.input.language_detector, question_sections(cfg))
+                   cfg.injection, cfg.input.language_detector, question_sections(cfg), judge_sections(cfg, ANSWER),
+                   judge_sections(cfg, PAIR))
 
     def scoring(self) -> ScoringModels:
         return scoring_models(self.models, self.cache_dir, self.questions)
@@ -82,23 +93,33 @@ class RegistryModels:
         """The instruction-like answer judge, or None (injection.enabled: false)."""
         return injection_judge(self.models, self.injections)
 
+    def answer_judges(self) -> tuple:
+        return configured_judges(self.answers, self.models, self.cache_dir)
+
+    def pair_judges(self) -> tuple:
+        return configured_judges(self.pairs, self.models, self.cache_dir)
+
     def identities(self) -> dict[str, str]:
         from models.language.detector import detector_identity
 
         return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
                     language=detector_identity(self.language_detector),
                     injection=injection_identity(self.models, self.injections),
-                    **question_judge_identities(self.questions, self.models))
+                    **judge_identities(self.questions + self.answers + self.pairs, self.models))
 
 
-def wired_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of every wired question judge (QUESTION_JUDGES): each has its section in BuildConfig
-    (checked whether enabled or not)."""
-    return tuple((section, getattr(cfg, section)) for section, _ in registry.QUESTION_JUDGES)
+def wired_sections(cfg: BuildConfig, level: str | None = None) -> tuple:
+    """(section, its config) of every wired judge (models.registry.JUDGES), or of those at ``level``: each has its
+    section in BuildConfig (checked whether enabled or not)."""
+    return tuple((j.section, getattr(cfg, j.section)) for j in registry.JUDGES if level in (None, j.level))
+
+
+def judge_sections(cfg: BuildConfig, level: str) -> tuple:
+    """(section, its config) of the wired judges at ``level`` a build applies: those whose section does not say
+    ``enabled: false``."""
+    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg, level)
+                 if getattr(section_cfg, "enabled", True))
 
 
 def question_sections(cfg: BuildConfig) -> tuple:
-    """(section, its config) of the wired question judges a build applies: those whose section does not say
-    ``enabled: false``."""
-    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg)
-                 if getattr(section_cfg, "enabled", True))
+    return judge_sections(cfg, QUESTION)

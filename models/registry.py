@@ -12,8 +12,8 @@ it, its identity without loading, and what a prefix's target must be):
   models/timesensitive
 - instruction-like answers (``injection.model``): models/injection
 - topics for review (``topics.backend``): models/topics
-- further question judges: :data:`QUESTION_JUDGES` (a config section and its kind's table, one line each):
-  ``standalone.model`` (models/standalone)
+- further judges of questions, answers or question pairs: :data:`JUDGES` (each kind's declaration, one line
+  each): ``standalone.model`` (models/standalone)
 
 Adding a backend is adding a row to its kind's table; nothing here changes. :func:`model_identities` gives the
 identity of every model a build uses without loading any (the manifest records them; caches are keyed on them).
@@ -51,18 +51,24 @@ from schemas.config import (AggregationConfig, InjectionConfig, ModelsConfig, No
                             TimeSensitiveConfig, TopicsConfig)
 from schemas.errors import ConfigError, ModelLoadError
 from schemas.backends import Backend, choices, resolve
-from schemas.judgement import Configured
+from schemas.judgement import Configured, JudgeKind
 from schemas.layout import VECTOR_CACHE
 
 EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # the models.* keys naming embedders
 
-# Question judges beyond GEC and intent, applied where those are (pipelines.stages.score): (config section,
-# its kind's backend table). The section holds ``model`` (a name in the table) and ``threshold`` (-1: the
-# judge's own), optionally ``enabled`` (false: not loaded, not applied, not in the manifest), and whatever
-# else its backends read. Wiring a new question judge is one line here.
-QUESTION_JUDGES: tuple[tuple[str, tuple[Backend, ...]], ...] = (
-    ("standalone", standalone.BACKENDS),  # questions that cannot stand alone: no_subject
+# The judges beyond the built-in ones (GEC, intent, non-answers, time-sensitivity, instruction-like answers), each
+# declared once by its kind's folder (``backends.JUDGE``: schemas.judgement.JudgeKind, its config section, the
+# level it judges and its backend table): wiring a judge is one line here, and the registry, the config checks,
+# the manifest's identities, the stages and the score cache follow from the list. Judges of one level are applied
+# and recorded in this order.
+JUDGES: tuple[JudgeKind, ...] = (
+    standalone.JUDGE,  # questions that cannot stand alone: no_subject
 )
+
+
+def judges_at(level: str) -> tuple[JudgeKind, ...]:
+    """The wired judges that judge ``level`` (schemas.judgement.LEVELS), in wiring order."""
+    return tuple(j for j in JUDGES if j.level == level)
 
 
 def _names(table) -> tuple[str, ...]:
@@ -94,7 +100,7 @@ class ScoringModels(NamedTuple):
     gec_en: GecScorer
     gec_zh: GecScorer
     intent: IntentScorer
-    # the question judges of QUESTION_JUDGES (schemas.judgement.QuestionJudge), each at its config threshold
+    # the question-level judges of JUDGES (schemas.judgement.QuestionJudge), each at its config threshold
     judges: tuple = ()
 
 
@@ -211,27 +217,26 @@ def intent_identity(cfg: ModelsConfig) -> str:
     return _bound(cfg.intent, _intent_context(cfg)).identity()
 
 
-def _question_judge_context(section: str, section_cfg, models_cfg: ModelsConfig,
-                            cache_dir: str | None = None) -> LoadContext:
-    table = dict(QUESTION_JUDGES).get(section)
+def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
+    table = {j.section: j.backends for j in JUDGES}.get(section)
     if table is None:
-        raise ModelLoadError(f"model: no question judge is wired for config section {section!r}")
+        raise ModelLoadError(f"model: no judge is wired for config section {section!r}")
     return LoadContext(f"{section} model", table, models=models_cfg, section=section_cfg, cache_dir=cache_dir)
 
 
-def question_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
-    """The question judges of ``sections`` ((config section, its config) of QUESTION_JUDGES), each at its
-    config threshold (schemas.judgement.Configured: the judge scores, the score stage decides)."""
+def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
+    """The judges of ``sections`` ((config section, its config) of wired JUDGES), each at its config threshold
+    (schemas.judgement.Configured: the judge scores, its stage decides)."""
     out = []
     for section, section_cfg in sections:
-        ctx = _question_judge_context(section, section_cfg, models_cfg, cache_dir)
+        ctx = _judge_context(section, section_cfg, models_cfg, cache_dir)
         out.append(Configured(_load(section_cfg.model, ctx), section_cfg.threshold,
                               _bound(section_cfg.model, ctx).identity()))
     return tuple(out)
 
 
-def question_judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str]:
-    return {section: _bound(section_cfg.model, _question_judge_context(section, section_cfg, models_cfg)).identity()
+def judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str]:
+    return {section: _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
             for section, section_cfg in sections}
 
 
@@ -239,7 +244,7 @@ def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None, questions: t
     """GEC, intent and the question judges of ``questions`` ((config section, its config) pairs)."""
     return _cached(("scoring", cfg, cache_dir, questions), lambda: ScoringModels(
         gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh), intent_scorer(cfg, cache_dir),
-        question_judges(questions, cfg, cache_dir)))
+        configured_judges(questions, cfg, cache_dir)))
 
 
 def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> QuestionTypeClassifier:

@@ -40,6 +40,27 @@ class Judgement(NamedTuple):
     sure: bool = False
 
 
+QUESTION, ANSWER, PAIR = "question", "answer", "pair"  # what a judge reads
+LEVELS = (QUESTION, ANSWER, PAIR)
+
+
+class JudgeKind(NamedTuple):
+    """A kind of judge, declared once by its folder (``models/<kind>/backends.py``: ``JUDGE``) and wired by one line
+    in models.registry.JUDGES. ``section``: its config section (``model``: a name in ``backends``; ``threshold``,
+    -1: the judge's own; optionally ``enabled``; its own keys), ``level``: what it reads and where it is applied:
+
+    - ``question`` (:class:`QuestionJudge`): where GEC and intent are (pipelines.stages.score); a question it
+      flags is dropped with its reason (questions.parquet);
+    - ``answer`` (:class:`AnswerJudge`): where non-answers are (pipelines.stages.nonanswer); an answer it flags
+      is shut out as a non-answer is, with its reason (qa.parquet's answers);
+    - ``pair`` (:class:`PairJudge`): on the paraphrase stage's candidate pairs; a pair it flags is never merged
+      nor linked, whatever the paraphrase judge says."""
+
+    section: str
+    level: str
+    backends: tuple  # schemas.backends.Backend rows
+
+
 class QuestionJudge(Protocol):
     """A judge of questions alone, applied where GEC and intent are (pipelines.stages.score)."""
 
@@ -50,6 +71,28 @@ class QuestionJudge(Protocol):
         """The threshold it was calibrated for, for a question of language ``lang``."""
 
     def judgements(self, texts: list[str], langs: list[str]) -> list[Judgement]: ...
+
+
+class AnswerJudge(Protocol):
+    """A judge of an answer to its question, applied where non-answers are (pipelines.stages.nonanswer)."""
+
+    model_id: str
+    flags_low: bool
+
+    def own_threshold(self, lang: str) -> float: ...
+
+    def judgements(self, questions: list[str], answers: list[str], langs: list[str]) -> list[Judgement]: ...
+
+
+class PairJudge(Protocol):
+    """A judge of two questions as one: a flagged pair is kept apart (pipelines.stages.paraphrase)."""
+
+    model_id: str
+    flags_low: bool
+
+    def own_threshold(self, lang: str) -> float: ...
+
+    def judgements(self, pairs: list[tuple[str, str]], langs: list[str]) -> list[Judgement]: ...
 
 
 def effective_threshold(configured: float, own: float) -> float:

@@ -85,7 +85,7 @@ class ScoredQuestion(NamedTuple):
     time_score: float = 0.0
     time_reason: str = ""
     # the judgements (schemas.judgement.Judgement) of the question judges beyond GEC and intent, in their
-    # wiring order (models.registry.QUESTION_JUDGES), and the reasons of those that flag it (it is dropped)
+    # wiring order (models.registry.JUDGES), and the reasons of those that flag it (it is dropped)
     judgements: tuple = ()
     flags: tuple = ()
 

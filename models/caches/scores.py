@@ -22,7 +22,7 @@ class ScoreCache:
 
     A question's scores depend on its representative surface form and language, so those are the key,
     with the identities of the GEC and intent models (a new model or version misses), and of any further
-    question judge wired (models.registry.QUESTION_JUDGES: the standalone judge by default, unless disabled).
+    question judge wired (models.registry.JUDGES: the standalone judge by default, unless disabled).
     """
 
     def __init__(self, path: str, models):

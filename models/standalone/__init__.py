@@ -4,5 +4,5 @@ where GEC and intent are, schemas.judgement.QuestionJudge): it scores, the score
 ``standalone.threshold`` and records the reason ``no_subject``. Backends: ``rules`` (default; no model).
 
 ``backends.BACKENDS``: this kind's table for models.registry (schemas.backends); the registry wires it as the
-``standalone`` question judge (models.registry.QUESTION_JUDGES).
+``standalone`` question judge (``backends.JUDGE``, one line in models.registry.JUDGES).
 """

@@ -5,6 +5,7 @@ kind never runs the table's imports (a package that imports its own modules form
 from __future__ import annotations
 
 from schemas.backends import Backend
+from schemas.judgement import QUESTION, JudgeKind
 
 
 def _rules(target, ctx):
@@ -21,3 +22,4 @@ def _rules_identity(target, ctx) -> str:
 
 
 BACKENDS = (Backend("rules", _rules, _rules_identity),)
+JUDGE = JudgeKind("standalone", QUESTION, BACKENDS)

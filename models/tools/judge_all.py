@@ -59,7 +59,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         for i, res in zip(idx, scorer.score([texts[i] for i in idx]) if idx else []):
             gec[i] = res
     intents, vectors = models.intent.score_with_vectors(texts, scored_lang)
-    flags = question_flags(registry.question_judges(question_sections(cfg), cfg.models), texts, scored_lang)
+    flags = question_flags(registry.configured_judges(question_sections(cfg), cfg.models), texts, scored_lang)
     time_rows = [(0.0, "")] * len(pairs)
     if cfg.time_sensitive.policy != "keep":
         det = registry.time_sensitivity_detector(cfg.models, cfg.time_sensitive)
@@ -104,7 +104,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
 
 
 def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]]:
-    """Per question, the reasons of the further question judges (models.registry.QUESTION_JUDGES) that flag it
+    """Per question, the reasons of the further question judges (models.registry.JUDGES) that flag it
     at their config thresholds, in wiring order (the build's order: after low_gec / low_intent)."""
     from schemas.judgement import verdicts
 

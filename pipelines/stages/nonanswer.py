@@ -25,7 +25,7 @@ from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.dates import widen
-from schemas.judgement import OWN_THRESHOLD
+from schemas.judgement import OWN_THRESHOLD, verdicts
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
 
@@ -64,12 +64,25 @@ class InjectionSettings(NamedTuple):
         return cls(cfg.enabled, cfg.threshold, cfg.policy == "exclude")
 
 
+def other_verdicts(judges: tuple, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
+    """(score, reason) per (question, answer, lang) of the first wired answer-level judge (models.registry.JUDGES)
+    that flags it, in wiring order; (0.0, "") where none does."""
+    out = [(0.0, "")] * len(items)
+    langs = [lang for _, _, lang in items]
+    for judge in judges:
+        judged = judge.judgements([q for q, _, _ in items], [a for _, a, _ in items], langs)
+        out = [mine if mine[1] else theirs for mine, theirs in zip(out, verdicts(judge, judged, langs))]
+    return out
+
+
 def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
                  threshold: float = OWN_THRESHOLD, injection=None,
-                 settings: InjectionSettings = InjectionSettings()) -> list[tuple[Entry, AnswerGroup]]:
+                 settings: InjectionSettings = InjectionSettings(), others: tuple = ()) -> list[tuple[Entry, AnswerGroup]]:
     """(Entry, [(member key, its answers accumulator)]) -> (Entry, its judged AnswerGroup), one call of each
     judge; ``threshold``: non_answer.threshold (-1: the detector's own), applied here (schemas.judgement);
-    ``injection``: the instruction-like answer judge (None: not judged), at ``settings.threshold``."""
+    ``injection``: the instruction-like answer judge (None: not judged), at ``settings.threshold``; ``others``:
+    the wired answer-level judges, each at its config threshold: an answer one flags is shut out as a non-answer
+    is, with that judge's reason where the non-answer judge did not flag it."""
     plans, items = [], []
     for entry, member_accs in batch:
         ranked = ranked_answers(pool_answers(acc for _, acc in member_accs))
@@ -80,6 +93,8 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
     results = score_answers(detector, items, threshold)
     judged = injection is not None and settings.enabled
     instructions = score_instructions(injection, items, settings.threshold) if judged else [(0.0, "")] * len(items)
+    if others:
+        results = [r if r[1] else (r[0], o[1]) for r, o in zip(results, other_verdicts(others, items))]
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):
         answers, flagged = [], {}
@@ -113,12 +128,13 @@ class NonAnswerHandler(MeteredHandler):
 
     @announce_loading("non_answer")
     def load_model(self):
-        return ModelBox((self._factory.non_answer(), self._factory.injection() if self._injection.enabled else None))
+        return ModelBox((self._factory.non_answer(), self._factory.injection() if self._injection.enabled else None,
+                         self._factory.answer_judges()))
 
     def run_inference(self, batch, model, inference_args=None):
-        detector, injection = model.value
+        detector, injection, others = model.value
         return self._run(lambda b: judge_groups(detector, b, self._max_answers, self._threshold, injection,
-                                                self._injection), batch)
+                                                self._injection, others), batch)
 
 
 def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,

@@ -39,6 +39,7 @@ from models.paraphrase.pair_classifier import space
 from models.factory import ModelFactory
 from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
 from schemas.config import ParaphraseConfig
+from schemas.judgement import verdicts
 from schemas.records import Entry, ScoredQuestion
 from schemas.review_outcome import by_key, decisions_of_entry, entry_review, merge_groups, superseded_merges
 from schemas.text import question_id
@@ -373,10 +374,20 @@ def candidate_cosine(judge, cfg: ParaphraseConfig, sp: str) -> float:
     return min(lowest, answers_cosine(cfg, sp)) if cfg.answers_min_overlap > 0 else lowest
 
 
-def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) -> list[tuple]:
+def kept_apart(pair_judges: tuple, cands: list[tuple], sp: str) -> set[int]:
+    """The candidates a wired pair-level judge (models.registry.JUDGES) flags, each at its config threshold."""
+    if not pair_judges or not cands:
+        return set()
+    pairs, langs = [(c[2], c[3]) for c in cands], [sp] * len(cands)
+    return {i for judge in pair_judges
+            for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(pairs, langs), langs)) if reason}
+
+
+def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig, pair_judges: tuple = ()) -> list[tuple]:
     """Candidates (neighbour_candidates) -> ``((a, b), (probability, same?, cosine, answer overlap, linked?,
     answers a, answers b))`` for the pairs that are "same", pass the chain guard (linked), or are near: above
-    the answers' cosine bar and not vetoed (the module docstring, steps 2 and 3)."""
+    the answers' cosine bar and not vetoed (the module docstring, steps 2 and 3). A pair a wired pair-level judge
+    flags is left out, as if the two were never neighbours."""
     floor = cfg.chain_guard * judge.thresholds[sp]
     use_answers = cfg.answers_min_overlap > 0
     answers_cos = answers_cosine(cfg, sp)
@@ -387,17 +398,18 @@ def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig) 
     copies = {i: jaccard(cand[2], cand[3]) >= cfg.long_copy_jaccard for i, cand in enumerate(cands)
               if is_long(cand[2], long_chars) or is_long(cand[3], long_chars)}
     judged = [i for i, cand in enumerate(cands) if cand[4] >= lowest and i not in copies]
-    verdicts = [(False, 0.0)] * len(cands)
+    pair_verdicts = [(False, 0.0)] * len(cands)
     # the second space's evidence travels as the pair's fifth element where the candidate carries one
     asked = [(cands[i][2], cands[i][3], sp, cands[i][4])
              + ((cands[i][7],) if len(cands[i]) > 7 and cands[i][7] is not None else ()) for i in judged]
     for i, v in zip(judged, judge.judge(asked)):
-        verdicts[i] = v
+        pair_verdicts[i] = v
     for i, copy in copies.items():
-        verdicts[i] = (copy, 1.0 if copy else 0.0)
+        pair_verdicts[i] = (copy, 1.0 if copy else 0.0)
+    apart = kept_apart(pair_judges, cands, sp)
     out = []
-    for i, ((a, b, ta, tb, c, sa, sb, *_), (same, p)) in enumerate(zip(cands, verdicts)):
-        if answers_disagree(sa, sb, cfg.answers_disagree_min):
+    for i, ((a, b, ta, tb, c, sa, sb, *_), (same, p)) in enumerate(zip(cands, pair_verdicts)):
+        if i in apart or answers_disagree(sa, sb, cfg.answers_disagree_min):
             continue  # as if never neighbours: neither merged nor linked
         ov = answer_overlap(sa, sb)
         near = use_answers and i not in copies and c >= answers_cos
@@ -427,6 +439,7 @@ class SpacePairsFn(beam.DoFn):
 
     def setup(self):
         self._judge = self._factory.paraphrase().judge
+        self._pair_judges = self._factory.pair_judges()
 
     def process(self, element):
         sp, points = element
@@ -446,7 +459,7 @@ class SpacePairsFn(beam.DoFn):
             rows = list(range(start, min(n, start + self.CHUNK)))
             with meter.timing(len(rows)):
                 cands = neighbour_candidates(table, index, rows, self._cfg.neighbours, min_cos, evidence)
-                judged = judge_candidates(self._judge, cands, sp, self._cfg)
+                judged = judge_candidates(self._judge, cands, sp, self._cfg, self._pair_judges)
             yield from judged
         meter.done()
 

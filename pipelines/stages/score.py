@@ -1,5 +1,5 @@
 """Stage ``score``: a distinct question once, by every question judge: GEC and intent, kept iff gec > e1 and
-intent > e2, and any further question judge the registry wires (models.registry.QUESTION_JUDGES), each kept
+intent > e2, and any further question judge the registry wires (models.registry.JUDGES), each kept
 iff it does not flag the question at its config threshold.
 
 The judges score (schemas.judgement.Judgement); thresholds are applied here, by schemas.judgement.flagged, on

@@ -133,6 +133,12 @@ class FakeModels:
     def injection(self) -> PatternInjection:  # the real cue patterns (no model)
         return PatternInjection()
 
+    def answer_judges(self) -> tuple:
+        return ()
+
+    def pair_judges(self) -> tuple:
+        return ()
+
     def identities(self) -> dict[str, str]:
         emb = HashEmbedder.model_id
         return {"paraphrase": OverlapJudge.model_id, "gec_en": RuleGec.model_id, "gec_zh": RuleGec.model_id,
@@ -143,17 +149,32 @@ class FakeModels:
 
 
 @dataclass(frozen=True)
-class FakesWithQuestionJudges(FakeModels):
-    """The fakes, plus the question judges a config wires (``questions``: models.factory.question_sections(cfg)),
-    loaded from the registry's tables as a real build loads them."""
+class FakesWithJudges(FakeModels):
+    """The fakes, plus the judges a config wires at each level (``questions``, ``answers``, ``pairs``:
+    models.factory.judge_sections(cfg, level)), loaded from the registry's tables as a real build loads them."""
 
     questions: tuple = ()
+    answers: tuple = ()
+    pairs: tuple = ()
+
+    @classmethod
+    def of(cls, cfg) -> "FakesWithJudges":
+        from models.factory import judge_sections
+
+        return cls(*(judge_sections(cfg, level) for level in ("question", "answer", "pair")))
 
     def scoring(self):
-        return super().scoring()._replace(judges=registry.question_judges(self.questions, ModelsConfig()))
+        return super().scoring()._replace(judges=registry.configured_judges(self.questions, ModelsConfig()))
+
+    def answer_judges(self) -> tuple:
+        return registry.configured_judges(self.answers, ModelsConfig())
+
+    def pair_judges(self) -> tuple:
+        return registry.configured_judges(self.pairs, ModelsConfig())
 
     def identities(self):
-        return dict(super().identities(), **registry.question_judge_identities(self.questions, ModelsConfig()))
+        return dict(super().identities(),
+                    **registry.judge_identities(self.questions + self.answers + self.pairs, ModelsConfig()))
 
 
 class FakeEmbedder:

@@ -1,11 +1,12 @@
 """A new kind of question judge, added the way a contributor adds one, through the whole graph with the fakes.
 
 A "question too long" judge touches three places, each stood in for here:
-1. its own folder, models/toolong/__init__.py: the judge (scores, never decides) and its ``BACKENDS`` table
-   (here: :class:`TooLongJudge` and :data:`BACKENDS` below);
+1. its own folder, models/toolong/: the judge (scores, never decides), its ``BACKENDS`` table and its declaration
+   ``JUDGE = JudgeKind("too_long", QUESTION, BACKENDS)`` in backends.py (here: :class:`TooLongJudge`,
+   :data:`BACKENDS` and :data:`JUDGE` below);
 2. the config, schemas/config.py: a section with ``model`` and ``threshold`` (-1: the judge's own) and its own
    keys, and one BuildConfig field (here: :class:`TooLongConfig` and :data:`ToyBuildConfig`);
-3. one line of wiring, ``("too_long", toolong.BACKENDS),`` in models.registry.QUESTION_JUDGES (here: monkeypatched).
+3. one line of wiring, ``toolong.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
 Nothing else changes: the registry checks and loads it from its table, the score stage applies its threshold,
 caches key on its identity, and questions.parquet shows the questions it dropped with its reason.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, make_dataclass
 
 import pyarrow.parquet as pq
 import pytest
-from fakes.models import FakesWithQuestionJudges
+from fakes.models import FakesWithJudges
 
 from models import registry
 from models.config_check import load_config
@@ -25,7 +26,7 @@ from schemas.backends import Backend
 import schemas.config
 from schemas.config import BuildConfig
 from schemas.errors import ConfigError
-from schemas.judgement import Judgement
+from schemas.judgement import QUESTION, Judgement, JudgeKind
 from schemas.layout import QA_FILE, QUESTIONS_FILE
 
 
@@ -53,6 +54,7 @@ def too_long_identity(max_chars: int) -> str:
 
 BACKENDS = (Backend("chars", lambda target, ctx: TooLongJudge(ctx.section.max_chars),
                     lambda target, ctx: too_long_identity(ctx.section.max_chars)),)
+JUDGE = JudgeKind("too_long", QUESTION, BACKENDS)
 
 
 # --- 2. the config -----------------------------------------------------------------------------------
@@ -73,7 +75,7 @@ ToyBuildConfig = make_dataclass("ToyBuildConfig", [("too_long", TooLongConfig, f
 @pytest.fixture
 def wired(monkeypatch):
     monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)  # 2.: the field, as if written there
-    monkeypatch.setattr(registry, "QUESTION_JUDGES", registry.QUESTION_JUDGES + (("too_long", BACKENDS),))
+    monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (JUDGE,))
 
 
 def _config(**too_long) -> BuildConfig:
@@ -97,7 +99,7 @@ def _logs(tmp_path):
 
 def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp_path, tmp_base):
     cfg = _config(max_chars=40)
-    factory = FakesWithQuestionJudges(questions=question_sections(cfg))
+    factory = FakesWithJudges(questions=question_sections(cfg))
     res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory, gate=False, report=False)
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     # the most asked question passed GEC and intent, and the new judge dropped it with its reason
@@ -113,7 +115,7 @@ def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp
 def test_a_new_judges_own_config_keys_reach_it(wired, tmp_path, tmp_base):
     # its own keys live in its config section: a roomier limit keeps the long question, and it ranks first
     roomy = _config(max_chars=200)
-    res = run_build(_logs(tmp_path), tmp_base, roomy, factory=FakesWithQuestionJudges(
+    res = run_build(_logs(tmp_path), tmp_base, roomy, factory=FakesWithJudges(
         questions=question_sections(roomy)), gate=False, report=False)
     qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
     assert qa[0] == LONG and len(qa) == 3
@@ -126,11 +128,11 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
         _config(threshold=2.0)
     cfg = _config(max_chars=12)
     # wired after the judges already there (the standalone judge): each its own section, in wiring order
-    *_, judge = registry.question_judges(question_sections(cfg), cfg.models)
+    *_, judge = registry.configured_judges(question_sections(cfg), cfg.models)
     assert judge.model_id == "too-long-v1@12" and judge.own_threshold("en") == 0.5
     assert RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
 
 
 def test_only_the_standalone_judge_is_wired_by_default():
-    assert [section for section, _ in registry.QUESTION_JUDGES] == ["standalone"]
+    assert [j.section for j in registry.JUDGES] == ["standalone"]
     assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]

@@ -5,7 +5,7 @@ that form's entry."""
 import json
 
 import pyarrow.parquet as pq
-from fakes.models import FakesWithQuestionJudges
+from fakes.models import FakesWithJudges
 
 from models import registry
 from models.config_check import load_config
@@ -31,7 +31,7 @@ def _logs(tmp_path):
 
 def test_questions_that_cannot_stand_alone_leave_the_base_with_their_reason(tmp_path, tmp_base):
     cfg = load_config(None, {"aggregation.cache": False, "quality.data_docs": False})
-    factory = FakesWithQuestionJudges(questions=question_sections(cfg))
+    factory = FakesWithJudges(questions=question_sections(cfg))
     res = run_build(_logs(tmp_path), tmp_base, cfg, factory=factory, gate=False, report=False)
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     # the most asked question passed GEC and intent; the standalone judge dropped it

@@ -94,14 +94,14 @@ def test_the_judge_is_wired_on_by_default_with_the_rules_and_its_own_threshold()
     assert (cfg.standalone.enabled, cfg.standalone.model, cfg.standalone.threshold) == (True, "rules", -1.0)
     [(section, _)] = question_sections(cfg)
     assert section == "standalone"
-    [judge] = registry.question_judges(question_sections(cfg), cfg.models)
+    [judge] = registry.configured_judges(question_sections(cfg), cfg.models)
     assert judge.model_id == "standalone-rules-v1" and judge.own_threshold("zh") == 0.5
     assert RegistryModels.of(cfg).identities()["standalone"] == "standalone-rules-v1"
 
 
 def test_a_configured_threshold_replaces_the_judges_own():
     cfg = _config(threshold=0.95)
-    [judge] = registry.question_judges(question_sections(cfg), cfg.models)
+    [judge] = registry.configured_judges(question_sections(cfg), cfg.models)
     assert judge.own_threshold("en") == 0.95
 
 
