@@ -172,10 +172,10 @@ def throughput(n_groups: int, size: int = 10, seed: int = 0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.tools.eval_sets import SHARED
+    from models.tools.paths import find_data
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--data", type=Path, default=find_data() or HERE.parent.parent / "shared" / "data")
     ap.add_argument("--arena-n", type=int, default=200)
     ap.add_argument("--groups", type=int, default=200, help="throughput: groups of 10 answers")
     ap.add_argument("--throughput-only", action="store_true")

@@ -510,10 +510,10 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.tools.eval_sets import SHARED
+    from models.tools.paths import find_data
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--data", type=Path, default=find_data() or HERE.parent.parent / "shared" / "data")
     ap.add_argument("--per-intent", type=int, default=10)
     ap.add_argument("--sets", nargs="*", default=["CLINC150", "BANKING77", "EN_PAIRS", "EN_MEDICAL", "LCQMC", "BQ"],
                     type=lambda s: {"clinc150": "CLINC150", "banking77": "BANKING77"}.get(s.lower(), s.upper()))

@@ -64,9 +64,9 @@ def markdown(results: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    from models.tools.eval_sets import SHARED
+    from models.tools.paths import find_data
 
-    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--data", type=Path, default=find_data() or HERE.parent.parent / "shared" / "data")
     ap.add_argument("--skip-clinc-head", action="store_true")
     args = ap.parse_args(argv)
     if not args.data.is_dir():

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from models.registry import intent_scorer
-    from models.tools.train_chitchat import BENCH, dev_rows, length_cut, markdown, prototype_scorer, table
+    from models.tools.train_chitchat import DEV_FILE, dev_rows, length_cut, markdown, prototype_scorer, table
     from schemas.config import FilterConfig, ModelsConfig
     from schemas.logs import setup_logging
 
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = np.array([s for s, _ in prototype_scorer(args.cache).score(texts, langs)])
     scorer = intent_scorer(ModelsConfig(intent=args.intent), cache_dir=cache)
     new = np.array([s for s, _ in scorer.score(texts, langs)])
-    dev = dev_rows(BENCH / "smalltalk_dev.jsonl", args.data) if args.data.is_dir() else []
+    dev = dev_rows(HERE / DEV_FILE, args.data) if args.data.is_dir() else []
     cuts = {lang: length_cut(dev, lang) for lang in ("en", "zh")}
     threshold = FilterConfig().intent_threshold
     name = f"{args.intent} ({scorer.model_id.split('[')[0]})"

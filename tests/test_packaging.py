@@ -65,12 +65,17 @@ def test_installed_qabase_builds_and_queries_the_demo(wheel, tmp_path):
     (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # torch, beam, ... from here
     subprocess.run([sys.executable, "-m", "pip", "--python", str(vpy), "install", "--no-deps", "-q", str(wheel)],
                    check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QABASE_DATA", "QABASE_SETS")}
     run = lambda *args: subprocess.run([str(venv / "bin" / "qabase"), *args], cwd=tmp_path, env=env,  # noqa: E731
                                        capture_output=True, text=True, timeout=600)
     where = subprocess.run([str(vpy), "-c", "import pipelines; print(pipelines.__file__)"], cwd=tmp_path, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert where.startswith(site), where  # the installed copy, not the repository
+    # a training command from the wheel: its help works, and without its labelled sets it says where to put them
+    assert run("train-nonanswer", "--help").returncode == 0
+    untrained = run("train-nonanswer")
+    assert untrained.returncode == 2 and untrained.stderr.startswith("error: ") and untrained.stderr.count("\n") == 1
+    assert "--sets" in untrained.stderr and "QABASE_SETS" in untrained.stderr
     built = run("build", "--demo", "--output", "base", "-q")
     assert built.returncode == 0, built.stderr[-2000:]
     assert (tmp_path / "base" / "latest" / "qa.parquet").is_file()

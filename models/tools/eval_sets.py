@@ -1,4 +1,5 @@
-"""Labelled evaluation sets built from ../shared/data (read where it lies, never copied).
+"""Labelled evaluation sets built from the public data folder (read where it lies, never copied; ``--data``,
+else ``$QABASE_DATA``, else ./shared/data or ../shared/data, else the checkout's ../shared/data: models.tools.paths).
 
     python -m models.tools.eval_sets mucgec --out mucgec.jsonl
     python -m models.tools.eval_sets en-gec --out en_gec.jsonl [--seed 0] [--n 2000]
@@ -34,7 +35,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+from models.tools.paths import add_data_option, data_dir
+from schemas.errors import QabaseError
+
 INTENT_EVAL = Path(__file__).resolve().parents[1] / "data" / "intent_eval.yaml"  # models/data/
 
 _KEYBOARD = {c: n for row in ("qwertyuiop", "asdfghjkl", "zxcvbnm") for i, c in enumerate(row)
@@ -44,8 +47,8 @@ _AGREEMENT = [(r"\bis\b", "are"), (r"\bare\b", "is"), (r"\bdoes\b", "do"), (r"\b
 KINDS = ("typo", "drop_word", "double_word", "swap_words", "agreement")
 
 
-def mucgec_pairs(data: Path = SHARED) -> Iterator[dict]:
-    path = data / "mucgec" / "MuCGEC_dev.txt"
+def mucgec_pairs(data: Path | None = None) -> Iterator[dict]:
+    path = data_dir(data) / "mucgec" / "MuCGEC_dev.txt"
     with open(path, encoding="utf-8") as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
@@ -56,7 +59,8 @@ def mucgec_pairs(data: Path = SHARED) -> Iterator[dict]:
             yield {"text": reference, "label": 1, "pair": f"mucgec-{sid}", "kind": "reference"}
 
 
-def english_requests(data: Path = SHARED) -> list[str]:
+def english_requests(data: Path | None = None) -> list[str]:
+    data = data_dir(data)
     clinc = json.loads((data / "clinc150" / "clinc150_train_val.json").read_text(encoding="utf-8"))
     texts = [u for u, _ in clinc["train"]]
     with open(data / "banking77" / "train.csv", encoding="utf-8") as f:
@@ -109,7 +113,7 @@ def corrupt(text: str, kind: str, rng: random.Random) -> str | None:
     return out if out != text else None
 
 
-def english_gec_pairs(n: int = 2000, seed: int = 0, data: Path = SHARED) -> Iterator[dict]:
+def english_gec_pairs(n: int = 2000, seed: int = 0, data: Path | None = None) -> Iterator[dict]:
     rng = random.Random(seed)
     texts = english_requests(data)
     rng.shuffle(texts)
@@ -131,7 +135,7 @@ _COMMON_HAN = ("的一是不了人我在有他这中大来上国个到说们为�
                "后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长")
 
 
-def intent_eval_rows(lang: str = "all", n: int = 600, seed: int = 0, data: Path = SHARED) -> list[dict]:
+def intent_eval_rows(lang: str = "all", n: int = 600, seed: int = 0, data: Path | None = None) -> list[dict]:
     import yaml
 
     spec = yaml.safe_load(INTENT_EVAL.read_text(encoding="utf-8"))
@@ -139,6 +143,7 @@ def intent_eval_rows(lang: str = "all", n: int = 600, seed: int = 0, data: Path 
     rows: list[dict] = []
     langs = ("en", "zh") if lang == "all" else (lang,)
     if "en" in langs:
+        data = data_dir(data)
         clinc = json.loads((data / "clinc150" / "clinc150_train_val.json").read_text(encoding="utf-8"))
         with open(data / "banking77" / "train.csv", encoding="utf-8") as f:
             banking = [row["text"] for row in csv.DictReader(f)]
@@ -156,7 +161,8 @@ def intent_eval_rows(lang: str = "all", n: int = 600, seed: int = 0, data: Path 
     return rows
 
 
-def clinc_oos_sets(data: Path = SHARED) -> tuple[list[dict], list[dict]]:
+def clinc_oos_sets(data: Path | None = None) -> tuple[list[dict], list[dict]]:
+    data = data_dir(data)
     clinc = json.loads((data / "clinc150" / "clinc150_train_val.json").read_text(encoding="utf-8"))
     train = [{"text": u, "label": y} for u, y in clinc["train"]] + [{"text": u, "label": "oos"}
                                                                    for u, _ in clinc["oos_train"]]
@@ -173,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--lang", choices=("en", "zh", "all"), default="all", help="intent set only: its languages")
     ap.add_argument("--out", required=True, type=Path, metavar="OUT",
                     help="the JSONL file to write (clinc-oos: a folder for train.jsonl and val.jsonl)")
-    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR", help="the shared data folder read from")
+    add_data_option(ap, "read from")
     ap.add_argument("--n", type=int, help="en-gec: pairs (default 2000); intent: English clear requests (600)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sampling and the corruptions")
     return ap
@@ -183,6 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.jsonl import write_jsonl
 
     args = build_parser().parse_args(argv)
+    try:
+        args.data = data_dir(args.data)
+    except QabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
     if not args.data.is_dir():
         print(f"error: no evaluation data at {args.data}", file=sys.stderr)
         return 2

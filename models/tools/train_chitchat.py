@@ -1,6 +1,6 @@
 """Fit the chit-chat head of the default intent scorer (models.intent.chitchat) on development turns.
 
-    python -m models.tools.train_chitchat [--dev benchmarks/smalltalk_dev.jsonl] [--data ../shared/data]
+    python -m models.tools.train_chitchat [--dev benchmarks/smalltalk_dev.jsonl] [--data ../shared/data] [--sets DIR]
         [--cache DIR] [--out models/data/chitchat_lr.json] [--json TABLE.json]
 
 Fitting data, the development side only (the held-out side is benchmarks/smalltalk_eval.py's):
@@ -38,12 +38,11 @@ import numpy as np
 
 from models.intent.chitchat import LEXICAL, VERSION, fit_weighted_logistic, head_features
 from models.tools.fitted import add_output_options, write_outputs
+from models.tools.paths import add_data_option, add_sets_option, data_dir, sets_dir
 from schemas.config import FilterConfig
 from schemas.errors import QabaseError
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "benchmarks"
-SHARED = ROOT.parent / "shared" / "data"
+DEV_FILE = "smalltalk_dev.jsonl"  # in the sets folder (models.tools.paths.sets_dir: benchmarks/ in a checkout)
 L2 = 100.0
 FOLDS = 5
 BUDGET = 0.02
@@ -258,9 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-chitchat", summary(__doc__))
-    ap.add_argument("--dev", type=Path, default=BENCH / "smalltalk_dev.jsonl", metavar="FILE.jsonl",
-                    help="development turns: small talk (label 0) and requests (label 1)")
-    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR", help="../shared/data (CLINC150, LCQMC)")
+    ap.add_argument("--dev", type=Path, metavar="FILE.jsonl",
+                    help=f"development turns: small talk (label 0) and requests (label 1) (default: {DEV_FILE} in --sets)")
+    add_sets_option(ap)
+    add_data_option(ap, "holds clinc150/ and paraphrase_zh/")
     ap.add_argument("--cache", type=Path, metavar="DIR",
                     help="a folder for a vector cache (re-runs embed nothing twice)")
     ap.add_argument("--budget", type=float, default=BUDGET, help="share of each request source the head may drop")
@@ -274,17 +274,17 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.logs import setup_logging
 
     setup_logging(False, False)
-    if not args.data.is_dir():
-        print(f"error: no evaluation data at {args.data}", file=sys.stderr)
-        return 2
     try:
-        rows = dev_rows(args.dev, args.data)
+        data = data_dir(args.data)
+        if not data.is_dir():
+            raise QabaseError(f"input: no evaluation data at {data}")
+        rows = dev_rows(args.dev or sets_dir(args.sets) / DEV_FILE, data)
         if args.cache:
             args.cache.mkdir(parents=True, exist_ok=True)
         params, tab = fit(rows, prototype_scorer(args.cache), args.budget, args.l2)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     write_outputs(args, params, tab, markdown(tab, "Development rows (the head's part cross-validated):"))
     for sp, p in params["spaces"].items():
         print(f"{sp}: offset {p['offset']:+.2f}, fitted on {p['fitted_on']}")

