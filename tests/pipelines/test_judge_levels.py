@@ -1,0 +1,147 @@
+"""A judge of answers and a judge of question pairs, added the way a contributor adds any judge, through the whole
+graph with the fakes. Each touches, like the question judge of test_question_judge.py:
+1. its own folder, models/<kind>/: the judge (scores, never decides), its ``BACKENDS`` table and its declaration
+   ``JUDGE = JudgeKind(section, level, BACKENDS)`` (here: the classes and constants below);
+2. its config section, schemas/config.py: ``model``, ``threshold`` (-1: the judge's own) and its own keys, and one
+   BuildConfig field (here: made with make_dataclass);
+3. one line of wiring, ``<kind>.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
+The registry checks and loads them from their tables, the factory hands each level's judges to its stage, the
+manifest records their identities: an answer the answer judge flags is shut out as a non-answer is, with its
+reason; a pair the pair judge flags is never merged."""
+
+import json
+from dataclasses import dataclass, field, make_dataclass
+
+import pyarrow.parquet as pq
+import pytest
+from fakes.models import FakesWithJudges
+
+import schemas.config
+from models import registry
+from models.config_check import load_config
+from pipelines.build import run_build
+from schemas.backends import Backend
+from schemas.config import BuildConfig
+from schemas.judgement import ANSWER, PAIR, Judgement, JudgeKind
+from schemas.layout import QA_FILE
+
+
+# --- 1. the folders --------------------------------------------------------------------------------------------
+
+class ShoutingAnswerJudge:
+    """Score 1 for an answer written in capitals only (at least ``min_letters`` letters); reason ``shouting``."""
+
+    flags_low = False
+
+    def __init__(self, min_letters: int):
+        self.min_letters = min_letters
+        self.model_id = f"shouting-v1@{min_letters}"
+
+    def own_threshold(self, lang: str) -> float:
+        return 0.5
+
+    def judgements(self, questions, answers, langs):
+        return [Judgement(1.0 if sum(c.isalpha() for c in a) >= self.min_letters and a.upper() == a else 0.0,
+                          "shouting") for a in answers]
+
+
+ANSWER_BACKENDS = (Backend("caps", lambda target, ctx: ShoutingAnswerJudge(ctx.section.min_letters),
+                           lambda target, ctx: f"shouting-v1@{ctx.section.min_letters}"),)
+ANSWER_JUDGE = JudgeKind("shouting", ANSWER, ANSWER_BACKENDS)
+
+
+class OtherVerbJudge:
+    """Score 1 for two questions whose second words differ ("how do I ..." and "how can I ..." ask for a way and for
+    a permission): never one question, however alike the rest."""
+
+    flags_low = False
+    model_id = "other-verb-v1"
+
+    def own_threshold(self, lang: str) -> float:
+        return 0.5
+
+    def judgements(self, pairs, langs):
+        def verb(t):
+            words = t.lower().split()
+            return words[1] if len(words) > 1 else ""
+
+        return [Judgement(1.0 if verb(a) != verb(b) else 0.0, "other_verb") for a, b in pairs]
+
+
+PAIR_BACKENDS = (Backend("words", lambda target, ctx: OtherVerbJudge(), lambda target, ctx: OtherVerbJudge.model_id),)
+PAIR_JUDGE = JudgeKind("other_verb", PAIR, PAIR_BACKENDS)
+
+
+# --- 2. the config sections --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ShoutingConfig:
+    model: str = "caps"
+    threshold: float = -1.0
+    min_letters: int = 8
+
+
+@dataclass(frozen=True)
+class OtherVerbConfig:
+    model: str = "words"
+    threshold: float = -1.0
+
+
+ToyBuildConfig = make_dataclass("ToyBuildConfig", [
+    ("shouting", ShoutingConfig, field(default_factory=ShoutingConfig)),
+    ("other_verb", OtherVerbConfig, field(default_factory=OtherVerbConfig))], bases=(BuildConfig,), frozen=True)
+
+
+# --- 3. one line of wiring each ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def wired(monkeypatch):
+    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)
+    monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (ANSWER_JUDGE, PAIR_JUDGE))
+
+
+CALM, SHOUTED = "Click Forgot password on the sign-in page.", "CALL THE HELPDESK NOW"
+OPEN_DO, OPEN_CAN = "How do I open an account?", "How can I open an account?"
+
+
+def _build(tmp_path, **overrides):
+    rows = ([("How do I reset my password?", CALM)] * 2 + [("How do I reset my password?", SHOUTED)] * 3
+            + [(OPEN_DO, "Fill in the form at any branch.")] * 3 + [(OPEN_CAN, "Use the app's sign-up page.")] * 2
+            + [("What is the capital of France?", "Paris.")] * 2)
+    path = tmp_path / "logs.jsonl"
+    path.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for q, a in rows), encoding="utf-8")
+    cfg = load_config(None, {"aggregation.cache": False, "quality.data_docs": False, **overrides})
+    return run_build([str(path)], tmp_path / "base", cfg, factory=FakesWithJudges.of(cfg), gate=False, report=False)
+
+
+def _qa(res) -> dict:
+    return {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
+
+
+def test_an_answer_judge_shuts_out_the_answers_it_flags(wired, tmp_path):
+    res = _build(tmp_path)
+    entry = _qa(res)["How do I reset my password?"]
+    shouted = next(a for a in entry["answers"] if a["text"] == SHOUTED)
+    assert shouted["non_answer"] and shouted["non_answer_reason"] == "shouting"
+    assert entry["answer"] == CALM  # the most given answer was shut out: the calm one is served
+    assert res.manifest["models"]["shouting"] == "shouting-v1@8"
+
+
+def test_a_pair_judge_keeps_apart_what_the_paraphrase_judge_would_merge(wired, tmp_path):
+    qa = _qa(_build(tmp_path))
+    assert qa[OPEN_DO]["frequency"] == 3 and qa[OPEN_CAN]["frequency"] == 2
+    assert OPEN_CAN not in [a["question"] for a in qa[OPEN_DO]["aliases"]]
+
+
+def test_without_the_pair_judge_the_paraphrase_judge_merges_them(monkeypatch, tmp_path):
+    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)
+    monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (ANSWER_JUDGE,))
+    qa = _qa(_build(tmp_path))
+    assert OPEN_CAN not in qa and qa[OPEN_DO]["frequency"] == 5  # the fake paraphrase judge reads them as one
+
+
+def test_the_registry_checks_each_new_judges_config(wired):
+    with pytest.raises(Exception, match=r"shouting.model must be caps"):
+        load_config(None, {"shouting.model": "words"})
+    with pytest.raises(Exception, match=r"other_verb.threshold must be within \[0, 1\]"):
+        load_config(None, {"other_verb.threshold": 3.0})
