@@ -1,9 +1,15 @@
-"""Arrow schemas: one per Parquet file a published version holds.
+"""The bottom floor: what every other package agrees on, importing nothing of ours.
 
-`qa.parquet` (the QA store), `questions.parquet` (every distinct question with its
-scores and fate), `rejected.parquet` (rows that never became questions) and
-`accepted_sample.parquet` (a deterministic sample of accepted rows, for the quality gate) and
-`state/questions.parquet` (per-question counts of all logs so far, for incremental builds).
+- the Arrow schemas of every Parquet file a version holds (re-exported here: `qa.parquet` ``QA_SCHEMA``,
+  `questions.parquet`, `rejected.parquet`, `accepted_sample.parquet`, `state/questions.parquet`; `topics.parquet` in
+  ``topics``), and the records
+  the stages pass (``records``, ``judgement``: the one judgement contract and the judge declaration);
+- the build configuration (``config``: every key declared once; ``config_reference`` writes its reference page),
+  and how config names resolve to backends (``backends``);
+- a base directory's layout and format (``layout``), its signatures (``signing``) and readers' leases (``leases``);
+- text (``text``: what is shown, what matching reads, the question key), dates (``dates``), personal data
+  (``privacy``), the review file and what its decisions make of a base (``review``, ``review_outcome``);
+- errors, logging, JSON lines and command-line conventions (``errors``, ``logs``, ``jsonl``, ``commandline``).
 """
 
 from schemas.accepted_sample import ACCEPTED_SAMPLE_SCHEMA
