@@ -21,7 +21,6 @@ value, any invisible characters inside it included), ``decoys`` ([start, end, wh
 
 from __future__ import annotations
 
-import json
 import random
 import string
 import sys
@@ -444,19 +443,7 @@ def items(rng: random.Random) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(OUT))
-    out = Path(ap.parse_args(argv).out)
-    rows = items(random.Random(SEED))
-    with out.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    spans = sum(len(r["spans"]) for r in rows)
-    decoys = sum(len(r["decoys"]) for r in rows)
-    print(f"{len(rows)} sentences, {spans} personal-data spans, {decoys} lookalikes -> {out}")
-    return 0
+    return pii_set.write_set(items, SEED, OUT, __doc__, argv)
 
 
 if __name__ == "__main__":

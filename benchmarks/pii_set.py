@@ -407,12 +407,17 @@ def items(rng: random.Random) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return write_set(items, SEED, OUT, __doc__, argv)
+
+
+def write_set(make_items, seed: int, default_out: Path, doc: str, argv: list[str] | None = None) -> int:
+    """The command of a generated set: ``make_items(random.Random(seed))`` written as JSON lines to ``--out``."""
     import argparse
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(OUT))
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--out", default=str(default_out))
     out = Path(ap.parse_args(argv).out)
-    rows = items(random.Random(SEED))
+    rows = make_items(random.Random(seed))
     with out.open("w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
