@@ -87,6 +87,16 @@ def is_invisible(ch: str) -> bool:
     return _IGNORABLE.match(ch) is not None
 
 
+def has_invisible(text: str) -> bool:
+    """Whether ``text`` holds an invisible character (:func:`is_invisible`): a search, no copy of the text."""
+    return not text.isascii() and _IGNORABLE.search(text) is not None
+
+
+def invisible_ranges() -> tuple[tuple[int, int], ...]:
+    """The code point ranges of :func:`is_invisible` (first, last), for a page's script to read text the same way."""
+    return _IGNORABLE_RANGES
+
+
 def strip_invisible(text: str) -> str:
     """``text`` without any invisible character (:func:`is_invisible`)."""
     return _IGNORABLE.sub("", text) if not text.isascii() else text
@@ -131,7 +141,7 @@ def visible_text(text: str) -> str:
     change how their neighbours are drawn (an emoji's joiner and variation selector, a joining script's
     joiners, a flag's tags). So a question split by a zero-width space shows, and is stored, as the question
     it looks like; nothing visible changes."""
-    if text.isascii() or _IGNORABLE.search(text) is None:
+    if not has_invisible(text):
         return text
     return "".join(ch for i, ch in enumerate(text) if not is_invisible(ch) or _invisible_does_work(text, i))
 

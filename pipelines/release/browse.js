@@ -16,8 +16,8 @@
   var byRank = {};
   E.forEach(function (e) { byRank[e.rank] = e; });
 
-  // as the build's keys read text: NFKC, no invisible character (schemas/text.py's default-ignorable set)
-  var INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]/g;
+  // as the build's keys read text: NFKC, no invisible character (the page's data carries schemas/text.py's set)
+  var INVISIBLE = new RegExp("[" + D.invisible + "]", "gu");
   function norm(s) { return String(s == null ? "" : s).normalize("NFKC").replace(INVISIBLE, "").toLowerCase(); }
   function hay(e) {
     if (e._hay == null) {

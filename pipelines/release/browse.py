@@ -43,6 +43,7 @@ from pathlib import Path
 
 from schemas.dates import as_of_note
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, TOPICS_FILE
+from schemas.text import invisible_ranges
 
 ENTRY_BUDGET_BYTES = 24_000_000  # the entries' JSON; then the page says how many ranks it holds
 MAX_ANSWERS = 30  # per entry, the most given first
@@ -286,6 +287,8 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "data_docs": (manifest.get("quality") or {}).get("data_docs"),
         "review": review_facts(manifest),
         "topics": topic_list(version_dir),
+        # the characters the page's filter reads past, as the build's keys do (schemas.text): a regex class
+        "invisible": "".join(f"\\u{{{lo:X}}}-\\u{{{hi:X}}}" for lo, hi in invisible_ranges()),
     }
 
 

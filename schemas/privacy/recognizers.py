@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from schemas.privacy.checks import cn_id15_valid, cn_id18_valid, luhn_valid
-from schemas.text import is_invisible, strip_invisible
+from schemas.text import has_invisible, is_invisible
 
 EMAIL, PHONE, ID_NUMBER, CARD, IP, PASSPORT, URL = "EMAIL", "PHONE", "ID_NUMBER", "CARD", "IP", "PASSPORT", "URL"
 KINDS = (URL, EMAIL, ID_NUMBER, CARD, PHONE, IP, PASSPORT)
@@ -49,7 +49,7 @@ def match_view(text: str) -> tuple[str, tuple[int, ...] | None]:
         return text, None
     if _FOLDED.search(text):
         text = text.translate(_FOLD)
-    if len(strip_invisible(text)) == len(text):
+    if not has_invisible(text):
         return text, None
     origin = tuple(i for i, ch in enumerate(text) if not is_invisible(ch))
     return "".join(text[i] for i in origin), origin

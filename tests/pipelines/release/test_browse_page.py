@@ -245,6 +245,8 @@ def test_search_finds_the_entry(built, visit):
     assert "Which city is the capital of France?" in page.locator("#entries .hit").inner_text()
     page.fill("input[name=q]", "首都")
     expect(questions).to_have_text(["中国的首都是哪里？"])
+    page.fill("input[name=q]", "Eif\u200bfel\u2066")  # invisible characters read past, as the keys do
+    expect(questions).to_have_text(["How tall is the Eiffel Tower?"])
     page.fill("input[name=q]", "</script>")  # hostile text is found, and shown, as text
     expect(questions).to_have_text([HOSTILE_Q])
     assert page.evaluate("document.scripts.length") == 2 and page.locator("img").count() == 0
