@@ -113,18 +113,7 @@ def mobile_mixed(rng):
 
 
 def landline_local_0_1(rng):
-    area = rng.choice(AREA_CODES)
-    local = rng.choice("01") + _digits(rng, 7 if len(area) == 3 else rng.choice((6, 7)))
-    style = rng.randrange(6)
-    if style == 1:
-        return f"({area}){local}"
-    if style == 2:
-        return f"{area} {local[:-4]} {local[-4:]}"
-    if style == 3:
-        return f"{area}-{local}转{rng.randint(100, 8999)}"
-    if style == 4:
-        return _mixed(rng, [area, local[:-4], local[-4:]])
-    return f"{area}-{local}"
+    return pii_set.written_landline(rng, "01", lambda area, local: _mixed(rng, [area, local[:-4], local[-4:]]))
 
 
 def landline_separators(rng):

@@ -65,8 +65,14 @@ def mobile(rng):
 
 
 def landline(rng):
+    return written_landline(rng, "2345678", lambda area, local: f"{area}-{local[:-4]}-{local[-4:]}")
+
+
+def written_landline(rng, first_digits: str, grouped) -> str:
+    """A landline whose local number starts with one of ``first_digits``, written one of six ways; ``grouped(area,
+    local)`` writes the area code and the local number's two groups apart."""
     area = rng.choice(AREA_CODES)
-    local = rng.choice("2345678") + _digits(rng, 7 if len(area) == 3 else rng.choice((6, 7)))
+    local = rng.choice(first_digits) + _digits(rng, 7 if len(area) == 3 else rng.choice((6, 7)))
     style = rng.randrange(6)
     if style == 1:
         return f"({area}){local}"
@@ -75,7 +81,7 @@ def landline(rng):
     if style == 3:
         return f"{area}-{local}转{rng.randint(100, 8999)}"
     if style == 4:
-        return f"{area}-{local[:-4]}-{local[-4:]}"
+        return grouped(area, local)
     return f"{area}-{local}"
 
 
