@@ -171,7 +171,8 @@ def has_lookalikes(text: str) -> bool:
     """Whether ``text`` passes letters of another script for Latin ones (:func:`match_text` folds some)."""
     if text.isascii():
         return False
-    return match_text(text) != unicodedata.normalize("NFKC", strip_invisible(text))
+    seen = unicodedata.normalize("NFKC", strip_invisible(text))
+    return fold_lookalikes(seen) != seen
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -193,7 +194,7 @@ def _latin_lookalikes() -> dict[int, str]:
     from importlib.resources import files
 
     data = json.loads(files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
-    table: dict[str, str] = {}
+    table: dict[int, str] = {}
     for ch, entries in data.items():
         if len(ch) != 1 or ch.isascii() or not ch.isalpha() or _LATIN.match(ch) or "LATIN" in unicodedata.name(ch, ""):
             continue
