@@ -1,6 +1,6 @@
 """The models a build's stages ask for: :class:`ModelFactory` (what a stage calls on each worker, in
 ``load_model()``; tests give small fakes) and :class:`RegistryModels` (the factory of every real build: the models a
-config names, loaded through models.registry), and which question judges a config wires and applies."""
+config names, loaded through models.registry), and which judges a config wires and applies at each level."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from models import registry
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.qtype import QuestionTypeClassifier
-from models.registry import ParaphraseModels, ScoringModels, aggregator, embedder, injection_identity, injection_judge, model_identities, non_answer_detector, paraphrase_models, qtype_classifier, configured_judges, judge_identities, scoring_models, time_sensitivity_detector
-from schemas.judgement import ANSWER, PAIR, QUESTION
+from models.registry import (ParaphraseModels, ScoringModels, aggregator, configured_judges, embedder,
+                             injection_identity, injection_judge, judge_identities, model_identities,
+                             non_answer_detector, paraphrase_models, qtype_classifier, scoring_models,
+                             time_sensitivity_detector)
 from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig,
                             NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig)
+from schemas.judgement import ANSWER, PAIR, QUESTION
 
 
 class ModelFactory(Protocol):

@@ -160,8 +160,9 @@ class FakesWithJudges(FakeModels):
     @classmethod
     def of(cls, cfg) -> "FakesWithJudges":
         from models.factory import judge_sections
+        from schemas.judgement import LEVELS
 
-        return cls(*(judge_sections(cfg, level) for level in ("question", "answer", "pair")))
+        return cls(*(judge_sections(cfg, level) for level in LEVELS))
 
     def scoring(self):
         return super().scoring()._replace(judges=registry.configured_judges(self.questions, ModelsConfig()))
