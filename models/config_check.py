@@ -1,6 +1,7 @@
-"""A config whose model names are checked against the kinds' backend tables: every name one its kind knows, every
-model directory and parameters file it names there, the fitted heads' embedding spaces those the config names.
-``load_config`` is what the command-line tools call (schemas.config does the structural checks alone)."""
+"""The build config as a build reads it: schemas.config's sections and each wired judge's own (declared in its folder,
+:func:`config_class`), its model names checked against the kinds' backend tables (every name one its kind knows,
+every model directory and parameters file it names there, the fitted heads' embedding spaces those the config
+names). ``load_config`` is what the command-line tools call (schemas.config does the structural checks alone)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,27 @@ from models.paraphrase import backends as paraphrase
 from models.timesensitive import backends as timesensitive
 from models.topics import backends as topics
 from schemas.backends import Backend, choices, resolve
-from schemas.config import BuildConfig
+from schemas.config import BuildConfig, with_sections
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
+from schemas.judgement import JudgeKind
+
+_CLASSES: dict[tuple, type] = {}
+
+
+def config_class(judges: tuple[JudgeKind, ...] | None = None) -> type:
+    """BuildConfig with a section for each judge of ``judges`` (default: models.registry.JUDGES), in wiring order
+    after its own: a judge's keys are declared once, in its folder (``JudgeKind.config``)."""
+    judges = registry.JUDGES if judges is None else judges
+    sections = tuple((j.section, j.config, j.meaning) for j in judges)
+    if sections not in _CLASSES:
+        # found by name where it is unpickled: the first (the wired judges', made on import) is Config, others
+        # (tests wiring further judges) get a numbered name
+        name = f"Config{len(_CLASSES)}" if _CLASSES else "Config"
+        _CLASSES[sections] = cls = with_sections(BuildConfig, sections, name, __name__)
+        globals()[name] = cls
+    return _CLASSES[sections]
 
 
 def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
@@ -103,9 +121,18 @@ def check_config(cfg: BuildConfig) -> BuildConfig:
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
-    """A build config (schemas.config.load_config) whose model names are checked against this registry."""
-    return check_config(structural_load_config(path, overrides))
+    """A build config (schemas.config.load_config) with the wired judges' sections, its model names checked against
+    this registry."""
+    return check_config(structural_load_config(path, overrides, config_class()))
 
 
 def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
-    return check_config(structural_config_from_dict(data))
+    return check_config(structural_config_from_dict(data, config_class()))
+
+
+Config = config_class()
+
+
+def default_config() -> BuildConfig:
+    """The defaults of every section, the wired judges' included (what ``--print-config`` prints)."""
+    return config_class()()

@@ -112,9 +112,11 @@ class RegistryModels:
 
 
 def wired_sections(cfg: BuildConfig, level: str | None = None) -> tuple:
-    """(section, its config) of every wired judge (models.registry.JUDGES), or of those at ``level``: each has its
-    section in BuildConfig (checked whether enabled or not)."""
-    return tuple((j.section, getattr(cfg, j.section)) for j in registry.JUDGES if level in (None, j.level))
+    """(section, its config) of every wired judge (models.registry.JUDGES), or of those at ``level``: the config's
+    section (models.config_check joins each judge's to the build config), or the judge's defaults where ``cfg`` is
+    a BuildConfig without it."""
+    return tuple((j.section, getattr(cfg, j.section, None) or j.config()) for j in registry.JUDGES
+                 if level in (None, j.level))
 
 
 def judge_sections(cfg: BuildConfig, level: str) -> tuple:

@@ -31,7 +31,7 @@ from schemas.text import ISO_639_1, truncate
 
 # ---- declaring a key ------------------------------------------------------------------------------
 # Each key is written once, on its field: its default, its meaning (the reference page's,
-# schemas.config_reference) and the values it takes; the checks below and the page are read from there, and the
+# models.config_reference) and the values it takes; the checks below and the page are read from there, and the
 # code that uses a key reads its default from the dataclass (AggregationConfig.merge_threshold), not a copy.
 
 @dataclass(frozen=True)
@@ -357,19 +357,6 @@ class InjectionConfig:
 
 
 @dataclass(frozen=True)
-class StandaloneConfig:
-    # such questions only make sense inside a conversation: in a QA base they match everything and answer nothing.
-    # One merged with a form that names its subject counts toward that entry (the form becomes the representative)
-    enabled: bool = key(True, "Judge whether each question names what it asks about; a question that does not (a bare "
-                              "predicate, a pointing word with nothing named, a follow-up turn) is dropped as "
-                              "`no_subject` (it still counts toward an entry it was merged into); `false`: not judged.")
-    # word lists of asking words, pointing words and follow-up turns
-    model: str = key("rules", "`rules` (word lists, no model: docs/measurements/standalone-questions.md).")
-    # its range is checked as every question judge's is, by the registry (models.config_check.check_config)
-    threshold: float = key(-1.0, "A question is flagged when its score reaches this; -1 takes the model's own (0.5).")
-
-
-@dataclass(frozen=True)
 class AggregationConfig:
     # an HTTP endpoint: vLLM, TGI, python -m models.tools.serve_llm
     backend: str = key("embedding", "`embedding`, `hf:/path` (a local causal LM, e.g. a fine-tuned LLaMA) or "
@@ -511,9 +498,6 @@ class BuildConfig:
     injection: InjectionConfig = section(InjectionConfig, "Instruction-like answers: answers that address the model "
                                                           "reading them (\"ignore previous instructions\", "
                                                           "\"你现在是…\", chat-template tokens) instead of answering.")
-    standalone: StandaloneConfig = section(StandaloneConfig, "Questions that cannot stand alone (\"要门票吗\", "
-                                                             "\"how long does it take?\"): a question judge, reason "
-                                                             "`no_subject`.")
     aggregation: AggregationConfig = section(AggregationConfig, "Turning an entry's answers into one answer (factual) "
                                                                 "or viewpoints (opinions).")
     topics: TopicsConfig = section(TopicsConfig, "Topics for review: the published entries grouped by meaning "
@@ -534,6 +518,16 @@ class BuildConfig:
         built = {k: v for k, v in self.to_dict().items() if k not in UNHASHED_SECTIONS + BY_DIGEST_SECTIONS}
         payload = json.dumps(built, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def with_sections(base: type, sections: tuple[tuple[str, type, str], ...], name: str, module: str) -> type:
+    """``base`` (a config dataclass) with further sections, each (name, its dataclass, its meaning), after its own:
+    the judges' sections, which their folders declare (models.config_check joins them). ``name`` and ``module``
+    are where the class can be found by name (a config is pickled with the models a worker loads)."""
+    extra = [(n, cls, section(cls, meaning)) for n, cls, meaning in sections]
+    cls = dataclasses.make_dataclass(name, extra, bases=(base,), frozen=True)
+    cls.__module__ = module
+    return cls
 
 
 UNHASHED_SECTIONS = ("retention",)  # config sections that change no built file (see config_hash)
@@ -631,8 +625,9 @@ def _validate(cfg: BuildConfig) -> None:
             allowed.check(path, value)
 
 
-def config_from_dict(data: dict[str, Any] | None) -> BuildConfig:
-    cfg = _build(BuildConfig, data or {}, "")
+def config_from_dict(data: dict[str, Any] | None, cls: type = BuildConfig) -> BuildConfig:
+    """A config of class ``cls`` (BuildConfig, or one with further sections: :func:`with_sections`) from a mapping."""
+    cfg = _build(cls, data or {}, "")
     _validate(cfg)
     return cfg
 
@@ -683,8 +678,9 @@ def _config_text(p: Path) -> str:
                           f"as UTF-8)") from None
 
 
-def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BuildConfig:
-    """Load a YAML config (or the defaults) and apply dotted-path overrides."""
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None,
+                cls: type = BuildConfig) -> BuildConfig:
+    """Load a YAML config (or the defaults) and apply dotted-path overrides; ``cls``: as :func:`config_from_dict`."""
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
@@ -712,7 +708,7 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
             if not isinstance(node, dict):
                 raise ConfigError(f"config: {dotted} cannot be set: '{part}' is not a mapping")
         node[parts[-1]] = value
-    return config_from_dict(data)
+    return config_from_dict(data, cls)
 
 
 def config_yaml(cfg: BuildConfig) -> str:

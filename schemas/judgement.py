@@ -46,8 +46,10 @@ LEVELS = (QUESTION, ANSWER, PAIR)
 
 class JudgeKind(NamedTuple):
     """A kind of judge, declared once by its folder (``models/<kind>/backends.py``: ``JUDGE``) and wired by one line
-    in models.registry.JUDGES. ``section``: its config section (``model``: a name in ``backends``; ``threshold``,
-    -1: the judge's own; optionally ``enabled``; its own keys), ``level``: what it reads and where it is applied:
+    in models.registry.JUDGES. ``section``: the name of its config section; ``config``: that section's dataclass,
+    declared in the folder with schemas.config.key (``model``: a name in ``backends``; ``threshold``, -1: the judge's
+    own; optionally ``enabled``; its own keys), joined to the build config by models.config_check; ``meaning``: the
+    section's line on the reference page; ``level``: what it reads and where it is applied:
 
     - ``question`` (:class:`QuestionJudge`): where GEC and intent are (pipelines.stages.score); a question it
       flags is dropped with its reason (questions.parquet);
@@ -59,6 +61,8 @@ class JudgeKind(NamedTuple):
     section: str
     level: str
     backends: tuple  # schemas.backends.Backend rows
+    config: type  # a frozen dataclass of schemas.config.key fields
+    meaning: str
 
 
 class QuestionJudge(Protocol):

@@ -4,6 +4,7 @@ kind never runs the table's imports (a package that imports its own modules form
 
 from __future__ import annotations
 
+from models.standalone.config import MEANING, StandaloneConfig
 from schemas.backends import Backend
 from schemas.judgement import QUESTION, JudgeKind
 
@@ -22,4 +23,4 @@ def _rules_identity(target, ctx) -> str:
 
 
 BACKENDS = (Backend("rules", _rules, _rules_identity),)
-JUDGE = JudgeKind("standalone", QUESTION, BACKENDS)
+JUDGE = JudgeKind("standalone", QUESTION, BACKENDS, StandaloneConfig, MEANING)

@@ -1,27 +1,25 @@
 """A judge of answers and a judge of question pairs, added the way a contributor adds any judge, through the whole
 graph with the fakes. Each touches, like the question judge of test_question_judge.py:
-1. its own folder, models/<kind>/: the judge (scores, never decides), its ``BACKENDS`` table and its declaration
-   ``JUDGE = JudgeKind(section, level, BACKENDS)`` (here: the classes and constants below);
-2. its config section, schemas/config.py: ``model``, ``threshold`` (-1: the judge's own) and its own keys, and one
-   BuildConfig field (here: made with make_dataclass);
-3. one line of wiring, ``<kind>.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
+1. its own folder, models/<kind>/: the judge (scores, never decides), its config section (``model``,
+   ``threshold`` (-1: the judge's own) and its own keys), its ``BACKENDS`` table and its declaration
+   ``JUDGE = JudgeKind(section, level, BACKENDS, config, meaning)`` (here: the classes and constants below);
+2. one line of wiring, ``<kind>.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
 The registry checks and loads them from their tables, the factory hands each level's judges to its stage, the
 manifest records their identities: an answer the answer judge flags is shut out as a non-answer is, with its
 reason; a pair the pair judge flags is never merged."""
 
 import json
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 import pytest
 from fakes.models import FakesWithJudges
 
-import schemas.config
 from models import registry
 from models.config_check import load_config
 from pipelines.build import run_build
 from schemas.backends import Backend
-from schemas.config import BuildConfig
+from schemas.config import key
 from schemas.judgement import ANSWER, PAIR, Judgement, JudgeKind
 from schemas.layout import QA_FILE
 
@@ -45,9 +43,16 @@ class ShoutingAnswerJudge:
                           "shouting") for a in answers]
 
 
+@dataclass(frozen=True)
+class ShoutingConfig:
+    model: str = key("caps", "`caps`: letters in capitals.")
+    threshold: float = key(-1.0, "An answer is flagged when its score reaches this; -1 takes the judge's own.")
+    min_letters: int = key(8, "Fewest letters an answer shouts with.", lo=1)
+
+
 ANSWER_BACKENDS = (Backend("caps", lambda target, ctx: ShoutingAnswerJudge(ctx.section.min_letters),
                            lambda target, ctx: f"shouting-v1@{ctx.section.min_letters}"),)
-ANSWER_JUDGE = JudgeKind("shouting", ANSWER, ANSWER_BACKENDS)
+ANSWER_JUDGE = JudgeKind("shouting", ANSWER, ANSWER_BACKENDS, ShoutingConfig, "Answers written in capitals.")
 
 
 class OtherVerbJudge:
@@ -68,35 +73,20 @@ class OtherVerbJudge:
         return [Judgement(1.0 if verb(a) != verb(b) else 0.0, "other_verb") for a, b in pairs]
 
 
-PAIR_BACKENDS = (Backend("words", lambda target, ctx: OtherVerbJudge(), lambda target, ctx: OtherVerbJudge.model_id),)
-PAIR_JUDGE = JudgeKind("other_verb", PAIR, PAIR_BACKENDS)
-
-
-# --- 2. the config sections --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ShoutingConfig:
-    model: str = "caps"
-    threshold: float = -1.0
-    min_letters: int = 8
-
-
 @dataclass(frozen=True)
 class OtherVerbConfig:
-    model: str = "words"
-    threshold: float = -1.0
+    model: str = key("words", "`words`: the second word of each.")
+    threshold: float = key(-1.0, "A pair is kept apart when its score reaches this; -1 takes the judge's own.")
 
 
-ToyBuildConfig = make_dataclass("ToyBuildConfig", [
-    ("shouting", ShoutingConfig, field(default_factory=ShoutingConfig)),
-    ("other_verb", OtherVerbConfig, field(default_factory=OtherVerbConfig))], bases=(BuildConfig,), frozen=True)
+PAIR_BACKENDS = (Backend("words", lambda target, ctx: OtherVerbJudge(), lambda target, ctx: OtherVerbJudge.model_id),)
+PAIR_JUDGE = JudgeKind("other_verb", PAIR, PAIR_BACKENDS, OtherVerbConfig, "Questions asking with other verbs.")
 
 
-# --- 3. one line of wiring each ------------------------------------------------------------------------------------
+# --- 2. one line of wiring each ------------------------------------------------------------------------------------
 
 @pytest.fixture
 def wired(monkeypatch):
-    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)
     monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (ANSWER_JUDGE, PAIR_JUDGE))
 
 
@@ -134,7 +124,6 @@ def test_a_pair_judge_keeps_apart_what_the_paraphrase_judge_would_merge(wired, t
 
 
 def test_without_the_pair_judge_the_paraphrase_judge_merges_them(monkeypatch, tmp_path):
-    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)
     monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (ANSWER_JUDGE,))
     qa = _qa(_build(tmp_path))
     assert OPEN_CAN not in qa and qa[OPEN_DO]["frequency"] == 5  # the fake paraphrase judge reads them as one

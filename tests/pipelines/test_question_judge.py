@@ -1,18 +1,18 @@
 """A new kind of question judge, added the way a contributor adds one, through the whole graph with the fakes.
 
-A "question too long" judge touches three places, each stood in for here:
-1. its own folder, models/toolong/: the judge (scores, never decides), its ``BACKENDS`` table and its declaration
-   ``JUDGE = JudgeKind("too_long", QUESTION, BACKENDS)`` in backends.py (here: :class:`TooLongJudge`,
-   :data:`BACKENDS` and :data:`JUDGE` below);
-2. the config, schemas/config.py: a section with ``model`` and ``threshold`` (-1: the judge's own) and its own
-   keys, and one BuildConfig field (here: :class:`TooLongConfig` and :data:`ToyBuildConfig`);
-3. one line of wiring, ``toolong.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
-Nothing else changes: the registry checks and loads it from its table, the score stage applies its threshold,
-caches key on its identity, and questions.parquet shows the questions it dropped with its reason.
+A "question too long" judge touches two places, each stood in for here:
+1. its own folder, models/toolong/: the judge (scores, never decides), its config section (``model``,
+   ``threshold`` (-1: the judge's own) and its own keys), its ``BACKENDS`` table and its declaration
+   ``JUDGE = JudgeKind("too_long", QUESTION, BACKENDS, TooLongConfig, meaning)`` in backends.py (here:
+   :class:`TooLongJudge`, :class:`TooLongConfig`, :data:`BACKENDS` and :data:`JUDGE` below);
+2. one line of wiring, ``toolong.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
+Nothing else changes: the build config gets its section (models.config_check.config_class), the registry checks
+and loads it from its table, the score stage applies its threshold, caches key on its identity, and
+questions.parquet shows the questions it dropped with its reason.
 """
 
 import json
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 import pytest
@@ -23,8 +23,7 @@ from models.config_check import load_config
 from models.factory import RegistryModels, question_sections
 from pipelines.build import run_build
 from schemas.backends import Backend
-import schemas.config
-from schemas.config import BuildConfig
+from schemas.config import BuildConfig, key
 from schemas.errors import ConfigError
 from schemas.judgement import QUESTION, Judgement, JudgeKind
 from schemas.layout import QA_FILE, QUESTIONS_FILE
@@ -52,29 +51,22 @@ def too_long_identity(max_chars: int) -> str:
     return f"too-long-v1@{max_chars}"
 
 
-BACKENDS = (Backend("chars", lambda target, ctx: TooLongJudge(ctx.section.max_chars),
-                    lambda target, ctx: too_long_identity(ctx.section.max_chars)),)
-JUDGE = JudgeKind("too_long", QUESTION, BACKENDS)
-
-
-# --- 2. the config -----------------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class TooLongConfig:
-    model: str = "chars"
-    threshold: float = -1.0
-    max_chars: int = 40
+    model: str = key("chars", "`chars`: counts characters.")
+    threshold: float = key(-1.0, "A question is flagged when its score reaches this; -1 takes the judge's own.")
+    max_chars: int = key(40, "Longest question kept.", lo=1)
 
 
-ToyBuildConfig = make_dataclass("ToyBuildConfig", [("too_long", TooLongConfig, field(default_factory=TooLongConfig))],
-                                bases=(BuildConfig,), frozen=True)
+BACKENDS = (Backend("chars", lambda target, ctx: TooLongJudge(ctx.section.max_chars),
+                    lambda target, ctx: too_long_identity(ctx.section.max_chars)),)
+JUDGE = JudgeKind("too_long", QUESTION, BACKENDS, TooLongConfig, "Questions too long to be asked again.")
 
 
-# --- 3. one line of wiring ----------------------------------------------------------------------------
+# --- 2. one line of wiring ----------------------------------------------------------------------------
 
 @pytest.fixture
 def wired(monkeypatch):
-    monkeypatch.setattr(schemas.config, "BuildConfig", ToyBuildConfig)  # 2.: the field, as if written there
     monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (JUDGE,))
 
 
@@ -126,6 +118,8 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
         _config(model="words")
     with pytest.raises(ConfigError, match=r"too_long.threshold must be within \[0, 1\]"):
         _config(threshold=2.0)
+    with pytest.raises(ConfigError, match=r"too_long.max_chars must be at least 1"):  # bounds on its own field
+        _config(max_chars=0)
     cfg = _config(max_chars=12)
     # wired after the judges already there (the standalone judge): each its own section, in wiring order
     *_, judge = registry.configured_judges(question_sections(cfg), cfg.models)
@@ -136,3 +130,13 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
 def test_only_the_standalone_judge_is_wired_by_default():
     assert [j.section for j in registry.JUDGES] == ["standalone"]
     assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]
+
+
+def test_a_new_judges_section_is_a_top_level_section_of_the_config(wired, tmp_path):
+    from models.config_check import default_config
+    from schemas.config import config_yaml
+
+    path = tmp_path / "c.yaml"
+    path.write_text("too_long:\n  max_chars: 12\n", encoding="utf-8")
+    assert load_config(path).too_long.max_chars == 12
+    assert "too_long:\n  model: chars\n" in config_yaml(default_config())

@@ -1,6 +1,6 @@
 import pytest
 
-from models.config_check import load_config
+from models.config_check import default_config, load_config
 from schemas.config import BuildConfig, config_yaml, key_fields, meaning_of, rules_of
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
@@ -8,7 +8,7 @@ from schemas.errors import ConfigError
 
 def test_defaults_and_hash_are_stable():
     a, b = load_config(None), load_config(None)
-    assert a == b == BuildConfig()
+    assert a == b == default_config()
     assert a.filter.top_k == 50000
     assert a.config_hash() == b.config_hash()
     assert load_config(None, {"filter.top_k": 5}).config_hash() != a.config_hash()
@@ -86,7 +86,7 @@ def test_a_keys_sentinel_and_ends_are_allowed():
 
 
 def test_every_key_declares_its_meaning_and_its_default_is_allowed():
-    for path, f, value in key_fields(BuildConfig()):
+    for path, f, value in key_fields(default_config()):
         assert meaning_of(f), f"{path}: declared without a meaning (schemas.config.key)"
         allowed = rules_of(f)
         assert not allowed.bounded() or allowed.admits(value), path

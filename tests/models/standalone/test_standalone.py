@@ -90,7 +90,7 @@ def _config(**standalone) -> BuildConfig:
 
 
 def test_the_judge_is_wired_on_by_default_with_the_rules_and_its_own_threshold():
-    cfg = BuildConfig()
+    cfg = load_config(None)
     assert (cfg.standalone.enabled, cfg.standalone.model, cfg.standalone.threshold) == (True, "rules", -1.0)
     [(section, _)] = question_sections(cfg)
     assert section == "standalone"

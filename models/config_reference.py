@@ -1,10 +1,11 @@
 """The configuration reference (docs/reference/config.md), generated from the config dataclasses.
 
-    python -m schemas.config_reference > docs/reference/config.md
+    python -m models.config_reference > docs/reference/config.md
 
-Every key of :class:`schemas.config.BuildConfig` gets a row: its dotted path, type, default and meaning all come
-from the dataclasses themselves (a key's meaning is declared on its field, ``schemas.config.key``). A key with no
-meaning stops the generator (one ``error:`` line, exit 1), and tests/schemas/test_config_reference.py checks that
+Every key of the build config (schemas.config.BuildConfig and the wired judges' sections, declared in their
+folders: models.config_check.config_class) gets a row: its dotted path, type, default and meaning all come from
+the dataclasses themselves (a key's meaning is declared on its field, ``schemas.config.key``). A key with no
+meaning stops the generator (one ``error:`` line, exit 1), and tests/models/test_config_reference.py checks that
 the committed page equals this output and that the keys are exactly those ``qabase build --print-config`` prints,
 so the page cannot drift from the code.
 """
@@ -16,13 +17,14 @@ import sys
 import typing
 from typing import Any
 
+from models.config_check import config_class, default_config
 from schemas.config import UNHASHED_SECTIONS, BuildConfig, config_yaml, key_fields, meaning_of
 
-REGENERATE = "python -m schemas.config_reference > docs/reference/config.md"
+REGENERATE = "python -m models.config_reference > docs/reference/config.md"
 
 # read from the declarations (schemas.config.key, section): a meaning is written once, on its field
-SECTIONS: dict[str, str] = {f.name: meaning_of(f) for f in dataclasses.fields(BuildConfig)}
-MEANINGS: dict[str, str] = {path: meaning_of(f) for path, f, _ in key_fields(BuildConfig())}
+SECTIONS: dict[str, str] = {f.name: meaning_of(f) for f in dataclasses.fields(config_class())}
+MEANINGS: dict[str, str] = {path: meaning_of(f) for path, f, _ in key_fields(default_config())}
 
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "true/false"}
 
@@ -46,7 +48,7 @@ def default_text(value: Any) -> str:
 
 def config_keys(cfg: BuildConfig | None = None) -> list[tuple[str, str, Any]]:
     """(dotted path, type name, default) of every key, in the dataclasses' order."""
-    cfg = cfg or BuildConfig()
+    cfg = cfg or default_config()
     rows = []
     for section in dataclasses.fields(cfg):
         node = getattr(cfg, section.name)
@@ -79,7 +81,7 @@ def render() -> str:
         "`qabase build --print-config` prints the defaults:",
         "",
         "```yaml",
-        config_yaml(BuildConfig()).rstrip("\n"),
+        config_yaml(default_config()).rstrip("\n"),
         "```",
     ]
     rows = config_keys()
@@ -100,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(s for s in sections if not SECTIONS.get(s, "").strip())
     if missing or unknown:
         what = ", ".join(missing + [f"section {s}" for s in unknown])
-        print(f"error: no meaning for {what}: declare it on the field in schemas/config.py (key(default, meaning), "
-              "section(cls, meaning))", file=sys.stderr)
+        print(f"error: no meaning for {what}: declare it on the field (schemas.config.key(default, "
+              "meaning), section(cls, meaning); a judge's section: JudgeKind's meaning)", file=sys.stderr)
         return 1
     sys.stdout.write(render())
     return 0

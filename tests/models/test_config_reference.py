@@ -4,8 +4,9 @@ from pathlib import Path
 
 import yaml
 
-from schemas import config_reference as ref
-from schemas.config import BuildConfig, config_from_dict, config_yaml
+from models import config_reference as ref
+from models.config_check import config_from_dict, default_config
+from schemas.config import config_yaml
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "config.md"
 
@@ -23,11 +24,11 @@ def test_committed_page_is_the_generators_output():
 
 
 def test_keys_are_those_print_config_prints():
-    printed = _flat_keys(yaml.safe_load(config_yaml(BuildConfig())))
+    printed = _flat_keys(yaml.safe_load(config_yaml(default_config())))
     documented = {path for path, _, _ in ref.config_keys()}
     assert documented == printed
     assert set(ref.MEANINGS) == printed, (
-        f"MEANINGS in schemas/config_reference.py: no meaning for {sorted(printed - set(ref.MEANINGS))}, "
+        f"MEANINGS in models/config_reference.py: no meaning for {sorted(printed - set(ref.MEANINGS))}, "
         f"meanings of keys that no longer exist: {sorted(set(ref.MEANINGS) - printed)}")
     assert set(ref.SECTIONS) == {p.split(".", 1)[0] for p in printed}
 
@@ -42,7 +43,7 @@ def test_every_key_has_a_meaning_and_the_page_shows_it():
 def test_defaults_on_the_page_read_back_as_the_default_config():
     # the YAML block is load_config's own input format: read back, it is the default config
     block = ref.render().split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert config_from_dict(yaml.safe_load(block)) == BuildConfig()
+    assert config_from_dict(yaml.safe_load(block)) == default_config()
 
 
 def test_a_key_without_a_meaning_stops_the_generator(monkeypatch, capsys):
