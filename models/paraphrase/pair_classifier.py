@@ -25,7 +25,7 @@ from models.paraphrase.evidence import (FEATURES, direction_swapped, entities_di
 from schemas.errors import ModelLoadError
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_judge.json"
-# the issue-31 judge (no second space), kept as ``paraphrase.judge: pair-lr-single-space``
+# the judge of one embedding space (no second space), kept as ``paraphrase.judge: pair-lr-single-space``
 SINGLE_SPACE = PACKAGED.with_name("paraphrase_judge_single_space.json")
 SECOND = "second"  # the feature name of the second space's evidence (models.paraphrase.second)
 WITH_SECOND = (*FEATURES, SECOND)
