@@ -265,19 +265,21 @@ class ParaphraseModels(NamedTuple):
     second: Any = None
 
 
-def _paraphrase_context(cfg: ParaphraseConfig) -> LoadContext:
-    return LoadContext("paraphrase judge", paraphrase.BACKENDS, section=cfg)
+def _paraphrase_context(cfg: ParaphraseConfig, models_cfg: ModelsConfig = ModelsConfig()) -> LoadContext:
+    # the device and batch size reach a judge that runs an encoder of its own (pair-e5); no identity reads them
+    return LoadContext("paraphrase judge", paraphrase.BACKENDS, section=cfg, batch_size=models_cfg.batch_size,
+                       torch_threads=models_cfg.torch_threads, device=models_cfg.device)
 
 
-def paraphrase_judge(cfg: ParaphraseConfig):
-    return _load(cfg.judge, _paraphrase_context(cfg))
+def paraphrase_judge(cfg: ParaphraseConfig, models_cfg: ModelsConfig = ModelsConfig()):
+    return _load(cfg.judge, _paraphrase_context(cfg, models_cfg))
 
 
 def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir: str | None = None
                       ) -> ParaphraseModels:
     """The judge and its question embedders; fails when the judge was calibrated in another space (its
     probabilities would mean nothing there: retrain it with ``qabase train-paraphrase``)."""
-    judge = paraphrase_judge(cfg)
+    judge = paraphrase_judge(cfg, models_cfg)
     specs = {"en": models_cfg.intent_embedder_en, "zh": models_cfg.intent_embedder_zh}
     for sp, spec in specs.items():
         calibrated, ours = judge.params[sp].get("embedder"), embedder_identity(spec)

@@ -36,8 +36,38 @@ def _pair_lr_identity(target, ctx) -> str:
     return _pair_lr(target, ctx).model_id
 
 
+def _zh_threshold(ctx) -> float | None:
+    """The config's Chinese threshold where it was moved from the packaged pair-lr judge's, else None (the pair
+    model's own)."""
+    t = ctx.section.threshold_zh
+    return None if t == _DEFAULTS.threshold_zh else t
+
+
+def _pair_e5(target, ctx):
+    from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge, head_digest
+    from models.paraphrase.token_head import load_head
+    from models.paraphrase.token_states import TokenStates
+
+    path = target or PACKAGED
+    head, meta = load_head(path)
+    return E5PairJudge(head, meta, _pair_lr("", ctx), TokenStates(ctx.device, batch_size=ctx.batch_size),
+                       _zh_threshold(ctx), head_digest(path))
+
+
+def _pair_e5_identity(target, ctx) -> str:
+    from models.paraphrase.e5_pair_judge import PACKAGED, head_digest, judge_identity
+    from models.paraphrase.token_head import load_meta
+
+    path = target or PACKAGED
+    own = load_meta(path)["thresholds"]["zh"]
+    zh = _zh_threshold(ctx)
+    return judge_identity(head_digest(path), own if zh is None else zh, _pair_lr_identity("", ctx))
+
+
 BACKENDS = (
     Backend("pair-lr", _pair_lr, _pair_lr_identity),
     Backend("pair-lr-single-space", _single_space, lambda target, ctx: _single_space(target, ctx).model_id),
     Backend("pair-lr:", _pair_lr, _pair_lr_identity, "file", "pair-lr:/path/params.json"),
+    Backend("pair-e5", _pair_e5, _pair_e5_identity),
+    Backend("pair-e5:", _pair_e5, _pair_e5_identity, "file", "pair-e5:/path/head.npz"),
 )
