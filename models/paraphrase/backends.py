@@ -44,24 +44,27 @@ def _zh_threshold(ctx) -> float | None:
 
 
 def _pair_e5(target, ctx):
-    from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge, head_digest
-    from models.paraphrase.token_head import load_head
-    from models.paraphrase.token_states import TokenStates
+    from functools import partial
+
+    from models.embedders.hf_common import resolve_device
+    from models.cross_encoder import load_cross_encoder, pair_logits
+    from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge, file_digest
 
     path = target or PACKAGED
-    head, meta = load_head(path)
-    return E5PairJudge(head, meta, _pair_lr("", ctx), TokenStates(ctx.device, batch_size=ctx.batch_size),
-                       _zh_threshold(ctx), head_digest(path))
+    device = resolve_device(ctx.device)
+    model, tokenizer, meta = load_cross_encoder(path, device)
+    logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
+    return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), file_digest(path))
 
 
 def _pair_e5_identity(target, ctx) -> str:
-    from models.paraphrase.e5_pair_judge import PACKAGED, head_digest, judge_identity
-    from models.paraphrase.token_head import load_meta
+    from models.cross_encoder import load_meta
+    from models.paraphrase.e5_pair_judge import PACKAGED, file_digest, judge_identity
 
     path = target or PACKAGED
-    own = load_meta(path)["thresholds"]["zh"]
     zh = _zh_threshold(ctx)
-    return judge_identity(head_digest(path), own if zh is None else zh, _pair_lr_identity("", ctx))
+    return judge_identity(file_digest(path), load_meta(path)["thresholds"]["zh"] if zh is None else zh,
+                          _pair_lr_identity("", ctx))
 
 
 BACKENDS = (
@@ -69,5 +72,5 @@ BACKENDS = (
     Backend("pair-lr-single-space", _single_space, lambda target, ctx: _single_space(target, ctx).model_id),
     Backend("pair-lr:", _pair_lr, _pair_lr_identity, "file", "pair-lr:/path/params.json"),
     Backend("pair-e5", _pair_e5, _pair_e5_identity),
-    Backend("pair-e5:", _pair_e5, _pair_e5_identity, "file", "pair-e5:/path/head.npz"),
+    Backend("pair-e5:", _pair_e5, _pair_e5_identity, "file", "pair-e5:/path/model.npz"),
 )

