@@ -9,6 +9,7 @@ find_logs -> stage (Beam pipeline, incremental on the latest state) -> gate -> p
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 from schemas.errors import QabaseError
@@ -109,3 +110,7 @@ def run_day(template: str, logical_date: str, base_dir: str, config_path: str | 
     gate(base_dir, staged["version"])
     return {"logical_date": logical_date, "inputs": inputs, "published": publish(base_dir, staged["version"]),
             "report": report(base_dir, staged["version"])}
+
+
+if __name__ == "__main__":  # the command moved to pipelines/commands/daily.py; this module only does the work
+    sys.exit(print("error: run `qabase daily` (python -m pipelines.cli daily ...)", file=sys.stderr) or 2)

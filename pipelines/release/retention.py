@@ -16,6 +16,7 @@ config).
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from pipelines.release.build_lock import hold_build_lock
@@ -133,3 +134,7 @@ def gc(base: str, keep: int | None = None, keep_failed: int | None = None, dry_r
         if dry_run:
             return plan
         return Plan(apply_plan(layout, plan), plan.keep)
+
+
+if __name__ == "__main__":  # the command moved to pipelines/commands/gc.py; this module only does the work
+    sys.exit(print("error: run `qabase gc` (python -m pipelines.cli gc ...)", file=sys.stderr) or 2)
