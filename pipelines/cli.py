@@ -16,10 +16,10 @@ import sys
 # subcommand -> (module whose main(argv) runs it, what it does)
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("pipelines.build_base", "build a QA base from dialogue logs (or --demo)"),
-    "daily": ("pipelines.scheduled", "run one logical date's build as the daily DAG does"),
-    "gc": ("pipelines.release.retention", "remove old versions and what killed builds left (--dry-run: show it)"),
-    "review": ("pipelines.review_command", "list a review file's decisions against a base, or append one"),
-    "report": ("pipelines.release.report_command",
+    "daily": ("pipelines.commands.daily", "run one logical date's build as the daily DAG does"),
+    "gc": ("pipelines.commands.gc", "remove old versions and what killed builds left (--dry-run: show it)"),
+    "review": ("pipelines.commands.review", "list a review file's decisions against a base, or append one"),
+    "report": ("pipelines.commands.report",
                "(re)write a version's report.html, report.json and browse.html"),
     "query": ("indexes.query", "QuestionRetriever / AnswerRetriever over a base, one query or a file"),
     "serve": ("indexes.serve", "HTTP service (FastAPI) over a base"),

@@ -1,5 +1,5 @@
 """The build graph: every stage as a Beam transform, wired in one place (wiring only; the stages are
-in pipelines.stages).
+in pipelines.stages, what they run on Beam with in pipelines.beam).
 
 read -> validate -> count (fold into the saved state of earlier logs, if any)
      -> paraphrase (every distinct question placed in its language space; one entry per meaning)
@@ -30,14 +30,13 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from models.factory import ModelFactory, RegistryModels
+from pipelines.beam.metering import MeteredMap
+from pipelines.beam.sinks import combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.frontier import ScoreFrontier
-from pipelines.stages.metering import MeteredMap
 from pipelines.stages.nonanswer import InjectionSettings, nonanswer_transform
-from pipelines.stages.outputs import (
-    WriteStore, combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of)
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import unscored
@@ -50,6 +49,7 @@ from pipelines.stages.validate import (
     sample_rank,
     sample_record,
 )
+from pipelines.stages.write import WriteStore
 from schemas import ACCEPTED_SAMPLE_SCHEMA, QUESTION_STATE_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
 from schemas.config import BuildConfig
 from schemas.layout import ACCEPTED_SAMPLE_FILE, QUESTIONS_FILE, REJECTED_FILE, STATE_DIR
@@ -181,7 +181,7 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:
-    """Every count of stats.json, as (name, value) PCollections: one combine per PCollection (outputs.StatsFn)."""
+    """Every count of stats.json, as (name, value) PCollections: one combine per PCollection (sinks.StatsFn)."""
     accepted = validated.accepted
     return [
         stats_of(read.rows, "Parsed", count("rows_parsed")),

@@ -1,16 +1,14 @@
 """What the scheduled (Airflow) tasks run: small JSON-in, JSON-out steps over pipelines.build.
 
 The DAG in ``airflow_dags/qabase_daily.py`` only passes paths, a logical date and params
-to these functions; each step can also be run by hand (``python -m pipelines.scheduled``).
+to these functions; a whole day can also be run by hand (``qabase daily``: pipelines.commands.daily).
 
 find_logs -> stage (Beam pipeline, incremental on the latest state) -> gate -> publish -> report
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 
@@ -114,38 +112,5 @@ def run_day(template: str, logical_date: str, base_dir: str, config_path: str | 
             "report": report(base_dir, staged["version"])}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from schemas.commandline import command_parser
-    from schemas.errors import exit_code_table
-
-    ap = command_parser("daily", "Run one logical date's build as the daily DAG does (find the day's logs, "
-                                 "stage, gate, publish, report);\nprints the run's outcome as JSON.",
-                        epilog=exit_code_table())
-    ap.add_argument("--input-template", required=True, metavar="TEMPLATE",
-                    help="path/glob of the day's logs with {ds}, {ds_nodash}, {yyyy}, {mm}, {dd}")
-    ap.add_argument("--date", required=True, metavar="YYYY-MM-DD", help="the logical date to build")
-    ap.add_argument("--base", required=True, metavar="BASE_DIR", help="the base directory (or its URL)")
-    ap.add_argument("--config", metavar="FILE.yaml", help="YAML config (default: the built-in defaults)")
-    ap.add_argument("--full-rebuild", action="store_true",
-                    help="count the day's logs alone, not added to the latest version's state")
-    ap.add_argument("--traceback", action="store_true", help="show the traceback of an unexpected failure")
-    return ap
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    from pipelines.exits import run_reporting
-    from schemas.logs import setup_logging
-
-    setup_logging(False, False)
-
-    def day() -> int:
-        print(json.dumps(run_day(args.input_template, args.date, args.base, args.config, None, args.full_rebuild),
-                         indent=1))
-        return 0
-
-    return run_reporting(day, show_traceback=args.traceback)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command moved to pipelines/commands/daily.py; this module only does the work
+    sys.exit(print("error: run `qabase daily` (python -m pipelines.cli daily ...)", file=sys.stderr) or 2)

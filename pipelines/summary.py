@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from pipelines.stages.metering import STAGE_ORDER
+from pipelines.beam.metering import STAGE_ORDER
 from schemas.errors import PublishError
 
 

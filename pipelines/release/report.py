@@ -2,7 +2,7 @@
 
 Written into the version folder at build time (``report.html``, ``report.json``, and the base browser
 ``browse.html``: pipelines.release.browse) and rebuilt on demand by ``qabase report``
-(pipelines.release.report_command, which holds the build lock while it writes). The HTML has no
+(pipelines.commands.report, which holds the build lock while it writes). The HTML has no
 external references: the
 charts are PNGs embedded as data URIs, the styles are inline, and every piece of
 log text (questions, rejected rows, reasons) is HTML-escaped. Report files are not

@@ -7,8 +7,8 @@ from apache_beam.ml.inference.base import RunInference
 from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.factory import ModelFactory
-from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.counters import run_counted
+from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.records import AnswerGroup, KeptQuestion
 from schemas.review_outcome import REVIEWED_METHOD
 

@@ -20,8 +20,8 @@ from apache_beam.ml.inference.base import RunInference
 
 from models.paraphrase.pair_classifier import space
 from models.factory import ModelFactory
-from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.counters import run_counted
+from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
 from pipelines.stages.paraphrase import aliases
 from schemas.records import Entry, FormVectors, KeptQuestion
 

@@ -26,8 +26,8 @@ from apache_beam.transforms.combiners import TupleCombineFn
 
 from models.caches.scores import ScoreCache
 from models.factory import ModelFactory
-from pipelines.stages.counters import run_counted
-from pipelines.stages.metering import MeteredHandler, ModelBox, StageMeter, announce_loading
+from pipelines.beam.counters import run_counted
+from pipelines.beam.metering import MeteredHandler, ModelBox, StageMeter, announce_loading
 from pipelines.stages.paraphrase import with_members
 from pipelines.stages.score import cached_record, from_cached, score_questions
 from pipelines.stages.select import eligible, rank_order, with_entry_time_sensitivity

@@ -23,7 +23,7 @@ from models.injection.base import score_answers as score_instructions
 from models.nonanswer.base import score_answers
 from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
-from pipelines.stages.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
 from schemas.dates import widen
 from schemas.judgement import OWN_THRESHOLD, verdicts
 from schemas.records import AnswerCount, AnswerGroup, Entry

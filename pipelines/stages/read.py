@@ -4,10 +4,10 @@ The read stage: which files to read (:func:`expand_inputs`, each with its format
 every row or reject of one file (:func:`parse_file`). A file that cannot be read is a reject with a reason,
 never an abort and never a silent change. The work is done in two modules below this one:
 
-- :mod:`pipelines.stages.filetext`: a file's bytes as lines of text (:class:`FileText`: decompressed by their
+- :mod:`pipelines.logfiles.text`: a file's bytes as lines of text (:class:`FileText`: decompressed by their
   magic bytes, decoded by their byte-order mark; a line that is not text, a line over :data:`MAX_LINE_BYTES`,
   a stream that breaks off become faults with a reason);
-- :mod:`pipelines.stages.logformats`: pure functions that turn one file's records, in each format (JSONL,
+- :mod:`pipelines.logfiles.formats`: pure functions that turn one file's records, in each format (JSONL,
   JSON arrays, CSV, Parquet), into :class:`RawRow` or :class:`Reject`, single-turn pairs and chat-style
   records alike.
 
@@ -28,8 +28,8 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines.stages.filetext import COMPRESSION_SUFFIXES, FileText, TextLine, open_binary, uncompressed_name
-from pipelines.stages.logformats import (
+from pipelines.logfiles.text import COMPRESSION_SUFFIXES, FileText, TextLine, open_binary, uncompressed_name
+from pipelines.logfiles.formats import (
     ASSISTANT_ROLES,
     STAGE,
     USER_ROLES,
@@ -41,15 +41,15 @@ from pipelines.stages.logformats import (
     parse_parquet,
     rows_from_record,
 )
-from pipelines.stages.split import split_rejects
+from pipelines.beam.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError
 from schemas.layout import is_remote, not_a_regular_file
 from schemas.records import Reject
 from schemas.text import lone_surrogate
 
-# This module's names and those it held before it was split into filetext and logformats (re-exported from
-# them: no importer changes)
+# This module's names and those it held before it was split into pipelines.logfiles.text and .formats
+# (re-exported from them: no importer changes)
 __all__ = ["ASSISTANT_ROLES", "MAX_JSON_ARRAY_BYTES", "MAX_LINE_BYTES", "STAGE", "USER_ROLES", "FileText",
            "ParseFileFn", "Parsed", "ReadLogs", "ReadOutput", "TextLine", "chat_pairs", "expand_inputs", "file_format",
            "parse_csv", "parse_file", "parse_json_array", "parse_jsonl", "parse_parquet", "rows_from_record"]
@@ -184,14 +184,14 @@ def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> I
 
 
 class ParseFileFn(beam.DoFn):
-    """file -> its rows and its rejects, in one output (split by type downstream: pipelines.stages.split)."""
+    """file -> its rows and its rejects, in one output (split by type downstream: pipelines.beam.split)."""
 
     def __init__(self, cfg: InputConfig, limits: LimitsConfig):
         self._cfg = cfg
         self._limits = limits
 
     def process(self, file_info: dict):
-        from pipelines.stages.metering import StageMeter
+        from pipelines.beam.metering import StageMeter
 
         meter = StageMeter("read")
         # parse_file turns every fault of the file into rejects: nothing to catch here

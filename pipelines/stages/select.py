@@ -9,7 +9,7 @@ import functools
 
 import apache_beam as beam
 
-from pipelines.stages.metering import MeteredMap
+from pipelines.beam.metering import MeteredMap
 from pipelines.stages.paraphrase import merged_into_reason
 from pipelines.stages.score import fate
 from schemas.records import Entry

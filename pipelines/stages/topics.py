@@ -1,7 +1,7 @@
 """Stage ``topics``: the published entries grouped into topics for review, each entry given its topic, and the
 topics table (``topics.parquet``, schemas/topics.py) written beside the store.
 
-Runs where the store is written (pipelines.stages.outputs.store_to: every published row and its index vector in
+Runs where the store is written (pipelines.stages.write.store_to: every published row and its index vector in
 one place, rank order): the topic model (``topics.backend``, models/topics) groups the index vectors
 (``models.embedder``'s: one space for every language), the namer names each topic by its entries' question
 texts (the representative and its other forms), and each topic counts what a reviewer weighs: entries, asks,

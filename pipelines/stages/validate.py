@@ -21,7 +21,7 @@ from typing import NamedTuple, Union
 
 import apache_beam as beam
 
-from pipelines.stages.split import split_rejects
+from pipelines.beam.split import split_rejects
 from schemas.config import InputConfig, LimitsConfig, PrivacyConfig
 from schemas.privacy.redactor import PLACEHOLDER, Redactor
 from schemas.records import AcceptedRow, RawRow, Reject
@@ -227,7 +227,7 @@ def seen_order(row: RawRow) -> str:
 
 
 class ValidateFn(beam.DoFn):
-    """row -> an AcceptedRow or a Reject, in one output (split by type: pipelines.stages.split)."""
+    """row -> an AcceptedRow or a Reject, in one output (split by type: pipelines.beam.split)."""
 
     def __init__(self, limits: LimitsConfig, gate: LanguageGate | None = None, redactor: Redactor | None = None):
         self._limits = limits
@@ -239,7 +239,7 @@ class ValidateFn(beam.DoFn):
         self._memo = TextMemo()
 
     def start_bundle(self):
-        from pipelines.stages.metering import StageMeter
+        from pipelines.beam.metering import StageMeter
 
         self._meter = StageMeter(STAGE)
 

@@ -6,8 +6,8 @@ import numpy as np
 
 from models.caches.vectors import CachedEmbedder
 from models.calls import MeteredModel, stage_scope
-from pipelines.stages.counters import model_calls
-from pipelines.stages.metering import StageMeter
+from pipelines.beam.counters import model_calls
+from pipelines.beam.metering import StageMeter
 
 
 class _Embedder:

@@ -164,12 +164,12 @@ def test_failed_build_leaves_latest_unchanged(tmp_path, monkeypatch):
     fx = ROOT / "tests" / "fixtures"
     cfg = load_config(None)
     first = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
-    import pipelines.stages.outputs as outputs
+    import pipelines.stages.write as write
 
     def broken(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(outputs, "write_store", broken)
+    monkeypatch.setattr(write, "write_store", broken)
     with pytest.raises(Exception, match="disk full"):
         run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg, full_rebuild=True)
     assert (tmp_path / "base" / "latest").resolve() == first.path.resolve()

@@ -491,6 +491,6 @@ def test_ctrl_c_in_any_qabase_command_is_one_line_and_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pipelines.release.report_command.main", interrupted)
+    monkeypatch.setattr("pipelines.commands.report.main", interrupted)
     assert cli.main(["report", "--base", "x"]) == 130
     assert capsys.readouterr().err == "error: interrupted\n"

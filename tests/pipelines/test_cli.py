@@ -133,9 +133,9 @@ def test_exit_codes_come_from_the_error_classes(capsys):
 
 
 def test_daily_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
-    from pipelines import scheduled
+    from pipelines.commands import daily
 
-    assert scheduled.main(["--input-template", "logs/{nope}.jsonl", "--date", "2026-01-01",
-                           "--base", str(tmp_path / "base")]) == 2
+    assert daily.main(["--input-template", "logs/{nope}.jsonl", "--date", "2026-01-01",
+                       "--base", str(tmp_path / "base")]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: input template 'logs/{nope}.jsonl'"), lines

@@ -14,7 +14,7 @@ import pytest
 from pipelines import build_base
 from pipelines.exits import MAX_ERROR_CHARS, run_reporting
 from pipelines.release.build_lock import hold_build_lock
-from pipelines.release.report_command import main as report_main
+from pipelines.commands.report import main as report_main
 from schemas.config import MAX_CONFIG_BYTES, load_config
 from schemas.errors import ConfigError, QabaseError
 from schemas.layout import BaseLayout, check_version_id

@@ -120,11 +120,11 @@ def test_an_incremental_build_continues_the_store_s_latest_from_another_machine(
 
 @pytest.mark.slow  # several whole builds (fake models)
 def test_a_refused_or_failed_build_leaves_latest_and_no_staging(fixtures, built, store, monkeypatch):
-    import pipelines.stages.outputs as outputs
+    import pipelines.stages.write as write
 
     first = built
     before = set(store.OBJECTS)
-    real = outputs.write_store
+    real = write.write_store
 
     def duplicate_qid(rows, staging, index_cfg):
         facts = real(rows, staging, index_cfg)
@@ -135,7 +135,7 @@ def test_a_refused_or_failed_build_leaves_latest_and_no_staging(fixtures, built,
         pq.write_table(table.from_pylist(data, schema=table.schema), path)
         return facts
 
-    monkeypatch.setattr(outputs, "write_store", duplicate_qid)
+    monkeypatch.setattr(write, "write_store", duplicate_qid)
     with pytest.raises(PublishError, match=r"quality gate: .*critical expectation"):
         run_build([str(fixtures / "tiny.jsonl")], BASE, _cfg(), factory=FakeModels(), full_rebuild=True)
     assert _latest() == first.version
@@ -146,7 +146,7 @@ def test_a_refused_or_failed_build_leaves_latest_and_no_staging(fixtures, built,
     def broken(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(outputs, "write_store", broken)
+    monkeypatch.setattr(write, "write_store", broken)
     with pytest.raises(Exception, match="disk full"):
         run_build([str(fixtures / "tiny.jsonl")], BASE, _cfg(), factory=FakeModels(), full_rebuild=True)
     assert _latest() == first.version

@@ -232,7 +232,7 @@ def test_the_build_command_prints_one_error_line_for_a_bad_review_file(logs, tmp
 
 
 def test_review_list_against_the_base_built_with_the_file_matches_the_manifest(builds, logs, capsys):
-    from pipelines.review_command import main
+    from pipelines.commands.review import main
 
     _, _, review = logs
     res = builds[1]

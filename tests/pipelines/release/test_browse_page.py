@@ -23,7 +23,7 @@ from fakes.models import FakeModels
 from models.config_check import load_config
 from pipelines.build import run_build
 from pipelines.release import browse
-from pipelines.release.report_command import main as report_main
+from pipelines.commands.report import main as report_main
 from schemas.layout import BROWSE_FILE, MANIFEST, QA_FILE, REPORT_FILES
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)

@@ -8,7 +8,7 @@ import pytest
 
 from models.config_check import load_config
 from pipelines.build import run_build
-from pipelines.release.report_command import main as report_main
+from pipelines.commands.report import main as report_main
 
 
 
@@ -86,14 +86,14 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
 
     import pyarrow.parquet as pq
 
-    import pipelines.stages.outputs as outputs
+    import pipelines.stages.write as write
     from schemas.errors import PublishError
 
     fx = Path(__file__).resolve().parents[2] / "fixtures"
     base = tmp_path / "base"
     first = run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}))
     assert first.manifest["quality"]["critical_failures"] == [] and len(first.manifest["quality"]["results"]) >= 15
-    real = outputs.write_store
+    real = write.write_store
 
     def corrupting_write_store(rows, staging, index_cfg):
         facts = real(rows, staging, index_cfg)
@@ -105,7 +105,7 @@ def test_quality_gate_stops_the_publish_on_bad_intermediate_data(tmp_path, monke
         pq.write_table(table.from_pylist(data, schema=table.schema), path)
         return facts
 
-    monkeypatch.setattr(outputs, "write_store", corrupting_write_store)
+    monkeypatch.setattr(write, "write_store", corrupting_write_store)
     # the duplicate qid also leaves a counted question pointing at no entry (qid_in_base)
     with pytest.raises(PublishError, match=r"quality gate: 3 critical expectation\(s\) failed .*qid_in_base.*qid.*gec_score"):
         run_build([str(fx / "tiny.jsonl")], base, load_config(None, {}), full_rebuild=True)

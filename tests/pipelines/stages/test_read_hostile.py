@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.stages.logformats import MAX_NESTING, nesting_over
+from pipelines.logfiles.formats import MAX_NESTING, nesting_over
 from pipelines.stages.read import expand_inputs, file_format, parse_file
 from schemas.config import InputConfig, LimitsConfig
 from schemas.errors import InputError

@@ -3,7 +3,7 @@
     qabase review list FILE --base BASE_DIR [--version V] [--json]
     qabase review add FILE --action ACTION --question Q [--answer T | --into B | --from B | --value true|false]
         [--note N]
-    (python -m pipelines.review_command)
+    (python -m pipelines.commands.review)
 
 ``list`` prints every decision of the file with its status against a published version of the base (the latest
 by default): ``applied``, ``stale`` (a question it names is in no entry), ``conflicting`` (another decision wins,

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from pipelines import cli
-from pipelines.review_command import list_decisions
+from pipelines.commands.review import list_decisions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _write(path, *items):
@@ -120,7 +120,7 @@ def test_add_from_a_shell_with_a_byte_that_is_not_utf8_is_one_error_line(tmp_pat
     import sys
 
     path = tmp_path / "review.jsonl"
-    run = subprocess.run([sys.executable, "-m", "pipelines.review_command", "add", str(path), "--action", "exclude",
+    run = subprocess.run([sys.executable, "-m", "pipelines.commands.review", "add", str(path), "--action", "exclude",
                           "--question", "hello", "--note", b"\xff"], capture_output=True, cwd=ROOT)
     assert run.returncode == 2 and not run.stdout
     assert run.stderr.decode("utf-8", "backslashreplace").splitlines() == [
@@ -149,12 +149,12 @@ def test_add_writes_nothing_when_the_decision_or_the_file_with_it_is_refused(tmp
 
 
 def test_add_writes_nothing_that_would_not_read_back_as_the_decision(tmp_path, capsys, monkeypatch):
-    from pipelines import review_command
+    from pipelines.commands import review
 
     path = tmp_path / "r.jsonl"
     path.write_bytes(b'{"action": "keep", "question": "k"}\n')
     # a writer that got a character wrong: the line parses, as another decision
-    monkeypatch.setattr(review_command, "review_line", lambda d: json.dumps(d.record()).replace("why", "who"))
+    monkeypatch.setattr(review, "review_line", lambda d: json.dumps(d.record()).replace("why", "who"))
     assert cli.main(["review", "add", str(path), "--action", "exclude", "--question", "q", "--note", "why"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "error: review: r.jsonl line 2: the decision would not read back as written after the file's last line "

@@ -1,13 +1,13 @@
 """Beam counters of the build, and reading them back from a finished pipeline.
 
-Stage items and busy time are counted by pipelines.stages.metering (namespace ``qabase``); cache hits
+Stage items and busy time are counted by pipelines.beam.metering (namespace ``qabase``); cache hits
 and misses by :func:`run_counted` (namespace ``qabase.cache``). Both are best effort: a runner without
 metrics gives an empty table, never a wrong count (the counts that must be exact are data: stats.json).
 """
 
 from __future__ import annotations
 
-from pipelines.stages.metering import NAMESPACE
+from pipelines.beam.metering import NAMESPACE
 
 CACHE_NAMESPACE = "qabase.cache"
 

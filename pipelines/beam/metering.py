@@ -1,7 +1,7 @@
 """Progress and busy time of stages running inside Beam: one idiom, ``with meter.timing(n):``.
 
 Each stage keeps a :class:`StageMeter`: it logs a progress line every few seconds and reports items and busy
-milliseconds as Beam counters (pipelines.stages.counters turns them into the per-stage time table). The
+milliseconds as Beam counters (pipelines.beam.counters turns them into the per-stage time table). The
 DoFn and ModelHandler helpers below meter through it, so a stage never times itself.
 
 A progress line says how far a stage is where its total is known ("paraphrase en: 12,288 of 40,000 (31%),

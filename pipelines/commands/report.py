@@ -1,6 +1,6 @@
 """``qabase report``: (re)write a version's report.html, report.json and browse.html.
 
-    qabase report --base BASE_DIR [--version V]      (python -m pipelines.release.report_command)
+    qabase report --base BASE_DIR [--version V]      (python -m pipelines.commands.report)
 
 It writes into a published version of the base, so it does what every step that writes into a base does: it
 holds the base's build lock while it writes (a build publishing, or retention removing that version, waits; exit

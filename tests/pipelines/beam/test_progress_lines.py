@@ -1,12 +1,12 @@
-"""Progress lines (pipelines.stages.metering): a total and time left where the stage knows its total, what loads
+"""Progress lines (pipelines.beam.metering): a total and time left where the stage knows its total, what loads
 while models load, and log lines that carry the date."""
 
 import logging
 import re
 
-from pipelines.stages import metering
+from pipelines.beam import metering
 from pipelines.stages.frontier import tier_members
-from pipelines.stages.metering import StageMeter, announce_loading, clock, model_names, progress_line
+from pipelines.beam.metering import StageMeter, announce_loading, clock, model_names, progress_line
 from pipelines.stages.paraphrase import make_entry
 from pipelines.stages.score import unscored
 from pipelines.stages.select import rank_order

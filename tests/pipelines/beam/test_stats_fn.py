@@ -1,10 +1,10 @@
-"""pipelines.stages.outputs.StatsFn: every figure of one PCollection in one combine gives what one combine per
+"""pipelines.beam.sinks.StatsFn: every figure of one PCollection in one combine gives what one combine per
 figure gave (the graph before issue 34), over several bundles and over nothing."""
 
 import apache_beam as beam
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipelines.stages.outputs import StatsFn, combined, count, count_by, count_by_each, stats_of, total
+from pipelines.beam.sinks import StatsFn, combined, count, count_by, count_by_each, stats_of, total
 
 
 class _Span(beam.CombineFn):

@@ -1,7 +1,7 @@
 """Log formats: the records of one file as rows, for the read stage (:mod:`pipelines.stages.read`).
 
 Pure functions turn one file's records into :class:`RawRow` or :class:`Reject`: JSONL and JSON arrays and CSV
-from the file's text (:class:`~pipelines.stages.filetext.FileText`, whose faults become rejects here), Parquet
+from the file's text (:class:`~pipelines.logfiles.text.FileText`, whose faults become rejects here), Parquet
 from its bytes. Every record, whatever its format, becomes rows in :func:`rows_from_record`: a single-turn pair
 (question and answer fields) or a chat-style record (a list of messages, paired by their roles). A record that
 cannot be read is a reject with a reason, never an abort.
@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Union
 
-from pipelines.stages.filetext import FileText, TextLine, uncompressed_name
+from pipelines.logfiles.text import FileText, TextLine, uncompressed_name
 from schemas.config import InputConfig, LimitsConfig
 from schemas.records import RawRow, Reject
 from schemas.text import preview

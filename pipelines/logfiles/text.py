@@ -7,7 +7,7 @@ reason, never an abort and never a silent change: a line that is not UTF-8 (``in
 offset), NUL bytes (``undecodable_text``: UTF-16 without a BOM), a line over the limit it is given
 (``line_too_long``), and a stream that breaks off (``unreadable_file``: truncated or corrupt compressed data;
 every line before the break is read, the fault names the line it stopped at). The parsers
-(:mod:`pipelines.stages.logformats`) turn those faults into rejects.
+(:mod:`pipelines.logfiles.formats`) turn those faults into rejects.
 
 Kept apart from the parsers because it knows nothing of records: only bytes, encodings and line breaks.
 """

@@ -1,0 +1,66 @@
+"""The build's default non-answer and time-sensitivity judges on real chatbot answers labelled by hand
+(benchmarks/dq_base_labels.py: 800 lines of the DQ sample; the ``report`` split is never used for any choice).
+
+    python benchmarks/dq_base_judges_eval.py [--split report|tune|all] [--json OUT.json]
+
+The judges are the registry's, under the default config (``non_answer.model``, ``time_sensitive.model`` and their
+thresholds), through their public ``judgements`` and schemas.judgement.verdicts, as the build applies them. Prints
+precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The code measured is
+whatever ``models`` imports (``PYTHONPATH=/other/checkout`` measures another checkout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dq_base_labels import load  # noqa: E402
+
+
+def prf(flags: list[bool], labels: list[int]) -> dict:
+    tp = sum(f and y == 1 for f, y in zip(flags, labels))
+    fp = sum(f and y == 0 for f, y in zip(flags, labels))
+    fn = sum((not f) and y == 1 for f, y in zip(flags, labels))
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"n": len(labels), "positives": tp + fn, "precision": round(p, 3), "recall": round(r, 3),
+            "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=("report", "tune", "all"), default="report")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    from models.config_check import load_config
+    from models.registry import non_answer_detector, time_sensitivity_detector
+    from schemas.judgement import verdicts
+
+    rows = load(split=None if args.split == "all" else args.split)
+    cfg = load_config(None)
+    items = [(r["question"], r["answer"], "zh") for r in rows]
+    langs = ["zh"] * len(rows)
+    nonanswer = non_answer_detector(cfg.models, cfg.non_answer)
+    na = [bool(reason) for _, reason in verdicts(nonanswer, nonanswer.judgements(items), langs)]
+    timely = time_sensitivity_detector(cfg.models, cfg.time_sensitive)
+    ts = [bool(reason) for _, reason in timely.score([r["question"] for r in rows], langs)]
+    out = {"split": args.split, "non_answer": {"model": nonanswer.model_id,
+                                               **prf(na, [int(r["non_answer"]) for r in rows])},
+           "time_sensitive": {"model": timely.model_id, **prf(ts, [int(r["time_sensitive"]) for r in rows])}}
+    kinds = defaultdict(list)
+    for r, flag in zip(rows, na):
+        kinds[r["kind"]].append(flag)
+    out["flagged_by_kind"] = {k: f"{sum(v)}/{len(v)}" for k, v in sorted(kinds.items())}
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
