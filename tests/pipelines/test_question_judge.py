@@ -127,8 +127,8 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
     assert RegistryModels.of(cfg).identities()["too_long"] == "too-long-v1@12"
 
 
-def test_only_the_standalone_judge_is_wired_by_default():
-    assert [j.section for j in registry.JUDGES] == ["standalone"]
+def test_the_wired_judges_by_default():
+    assert [j.section for j in registry.JUDGES] == ["standalone", "answer_match"]
     assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]
 
 

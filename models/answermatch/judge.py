@@ -1,0 +1,30 @@
+"""The answer-match judge: P(the answer does not answer the question) from the pair model (models.cross_encoder),
+question first. It was trained on Chinese answers only: other languages are not judged (score 0, no reason)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schemas.judgement import Judgement
+
+REASON = "does_not_answer"
+LANGS = ("zh", "mixed")
+
+
+class AnswerMatchJudge:
+    flags_low = False  # flags a probability of not answering at or above the threshold
+
+    def __init__(self, logits, threshold: float, model_id: str):
+        self.logits = logits  # (question, answer) pairs -> logits (cross_encoder.pair_logits bound to a model)
+        self.threshold = threshold
+        self.model_id = model_id
+
+    def own_threshold(self, lang: str) -> float:
+        return self.threshold
+
+    def judgements(self, questions: list[str], answers: list[str], langs: list[str]) -> list[Judgement]:
+        asked = [i for i, lang in enumerate(langs) if lang in LANGS]
+        p = np.zeros(len(questions))
+        if asked:
+            p[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([(questions[i], answers[i]) for i in asked]))))
+        return [Judgement(round(float(p[i]), 6), REASON if langs[i] in LANGS else "") for i in range(len(p))]

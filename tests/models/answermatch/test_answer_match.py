@@ -1,0 +1,63 @@
+"""The answer-match judge: a judge of answers declared in its folder and wired by one line, off by default."""
+
+import numpy as np
+import pytest
+
+from models import registry
+from models.answermatch.judge import REASON, AnswerMatchJudge
+from models.config_check import load_config
+from models.factory import RegistryModels, judge_sections
+from schemas.judgement import ANSWER, verdicts
+
+
+class Logits:
+    def __init__(self, by_answer):
+        self.by_answer, self.asked = by_answer, []
+
+    def __call__(self, pairs):
+        self.asked.append(list(pairs))
+        return [self.by_answer[a] for _, a in pairs]
+
+
+def test_it_scores_the_probability_of_not_answering_and_never_decides():
+    logits = Logits({"王俊凯的身高是180cm": -3.0, "王俊凯的职业生涯和成就": 3.0})
+    judge = AnswerMatchJudge(logits, 0.3, "answer-match-x")
+    qs = ["王俊凯多高", "王俊凯多高"]
+    js = judge.judgements(qs, ["王俊凯的身高是180cm", "王俊凯的职业生涯和成就"], ["zh", "zh"])
+    assert js[0].score == pytest.approx(1 / (1 + np.exp(3.0)), abs=1e-6) and js[1].reason == REASON
+    assert [r for _, r in verdicts(judge, js, ["zh", "zh"])] == ["", REASON]
+    assert logits.asked == [list(zip(qs, ["王俊凯的身高是180cm", "王俊凯的职业生涯和成就"]))]  # question first
+
+
+def test_languages_it_was_not_trained_on_are_not_judged():
+    logits = Logits({})
+    judge = AnswerMatchJudge(logits, 0.3, "answer-match-x")
+    [j] = judge.judgements(["How tall is he?"], ["His career and achievements."], ["en"])
+    assert (j.score, j.reason) == (0.0, "") and logits.asked == []
+
+
+def test_it_is_wired_as_an_answer_judge_and_on_by_default():
+    assert "answer_match" in [j.section for j in registry.JUDGES if j.level == ANSWER]
+    on = load_config(None)
+    assert [s for s, _ in judge_sections(on, ANSWER)] == ["answer_match"]
+    assert RegistryModels.of(on).identities()["answer_match"].startswith("answer-match-e5-v1@")
+    off = load_config(None, {"answer_match.enabled": False})
+    assert judge_sections(off, ANSWER) == () and "answer_match" not in RegistryModels.of(off).identities()
+
+
+def test_a_bad_model_name_or_file_is_a_config_error(tmp_path):
+    from schemas.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="answer_match.model must be"):
+        load_config(None, {"answer_match.model": "rules"})
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(None, {"answer_match.model": f"e5-pairs:{tmp_path / 'none.npz'}"})
+
+
+@pytest.mark.slow  # loads the packaged encoder (70 MB)
+def test_the_packaged_model_loads_through_the_registry_and_judges():
+    cfg = load_config(None)
+    [judge] = registry.configured_judges(judge_sections(cfg, ANSWER), cfg.models)
+    js = judge.judgements(["王俊凯多高", "王俊凯多高"], ["王俊凯的身高是180cm", "无法确定王俊凯的身高"], ["zh", "zh"])
+    assert js[0].score < js[1].score
+    assert judge.model_id == RegistryModels.of(cfg).identities()["answer_match"]
