@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from models.pair_file import load_meta
 from schemas.errors import ModelLoadError
 
 TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
@@ -128,15 +129,6 @@ def save_adapter(model: CrossEncoder, meta: dict, path: str | Path) -> None:
     meta = dict(meta, r=model.r, alpha=model.alpha, lora_from=model.lora_from)
     np.savez_compressed(path, __meta__=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
                         **arrays)
-
-
-def load_meta(path: str | Path) -> dict:
-    """The metadata of :func:`save_adapter`'s file alone (thresholds, floor: what an identity needs)."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            return json.loads(f["__meta__"].tobytes().decode())
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
 
 
 def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path | None = None):

@@ -3,7 +3,6 @@ models.registry.JUDGES."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from models.answermatch.config import MEANING, AnswerMatchConfig
@@ -14,12 +13,12 @@ PACKAGED = Path(__file__).resolve().parents[1] / "data" / "answer_match.npz"
 
 
 def _identity(target, ctx) -> str:
-    from models.cross_encoder import load_meta
+    from models.pair_file import file_digest, load_meta
 
     path = Path(target or PACKAGED)
     load_meta(path)  # a file that is not a pair model fails here, before any build
     # the threshold is no part of it: judgements are decided again at each build's threshold
-    return f"answer-match-e5-v1@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+    return f"answer-match-e5-v1@{file_digest(path)[:12]}"
 
 
 def _load(target, ctx):

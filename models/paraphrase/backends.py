@@ -48,7 +48,8 @@ def _pair_e5(target, ctx):
 
     from models.embedders.hf_common import resolve_device
     from models.cross_encoder import load_cross_encoder, pair_logits
-    from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge, file_digest
+    from models.pair_file import file_digest
+    from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge
 
     path = target or PACKAGED
     device = resolve_device(ctx.device)
@@ -58,8 +59,8 @@ def _pair_e5(target, ctx):
 
 
 def _pair_e5_identity(target, ctx) -> str:
-    from models.cross_encoder import load_meta
-    from models.paraphrase.e5_pair_judge import PACKAGED, file_digest, judge_identity
+    from models.pair_file import file_digest, load_meta
+    from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity
 
     path = target or PACKAGED
     zh = _zh_threshold(ctx)

@@ -20,10 +20,6 @@ from models.paraphrase.pair_classifier import PairClassifier, space
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_e5_pairs.npz"
 
 
-def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def judge_identity(model_sha: str, threshold_zh: float, english_id: str) -> str:
     """The judge's identity from its adapters file's digest, its Chinese threshold and the English judge's
     identity (what the manifest records), computed without loading the encoder."""

@@ -7,7 +7,8 @@ import torch
 from fakes.e5_file import write_e5_file
 
 from models.embedders.e5_torch import load_e5_torch
-from models.cross_encoder import CrossEncoder, load_cross_encoder, load_meta, pair_logits, save_adapter
+from models.cross_encoder import CrossEncoder, load_cross_encoder, pair_logits, save_adapter
+from models.pair_file import load_meta
 from models.paraphrase.e5_pair_judge import E5PairJudge, canonical, judge_identity
 from models.paraphrase.pair_classifier import PairClassifier, load_params
 from schemas.config import ParaphraseConfig
