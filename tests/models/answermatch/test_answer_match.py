@@ -36,13 +36,13 @@ def test_languages_it_was_not_trained_on_are_not_judged():
     assert (j.score, j.reason) == (0.0, "") and logits.asked == []
 
 
-def test_it_is_wired_as_an_answer_judge_and_on_by_default():
+def test_it_is_wired_as_an_answer_judge_and_off_by_default():
     assert "answer_match" in [j.section for j in registry.JUDGES if j.level == ANSWER]
-    on = load_config(None)
+    off = load_config(None)
+    assert judge_sections(off, ANSWER) == () and "answer_match" not in RegistryModels.of(off).identities()
+    on = load_config(None, {"answer_match.enabled": True})
     assert [s for s, _ in judge_sections(on, ANSWER)] == ["answer_match"]
     assert RegistryModels.of(on).identities()["answer_match"].startswith("answer-match-e5-v1@")
-    off = load_config(None, {"answer_match.enabled": False})
-    assert judge_sections(off, ANSWER) == () and "answer_match" not in RegistryModels.of(off).identities()
 
 
 def test_a_bad_model_name_or_file_is_a_config_error(tmp_path):
@@ -56,7 +56,7 @@ def test_a_bad_model_name_or_file_is_a_config_error(tmp_path):
 
 @pytest.mark.slow  # loads the packaged encoder (70 MB)
 def test_the_packaged_model_loads_through_the_registry_and_judges():
-    cfg = load_config(None)
+    cfg = load_config(None, {"answer_match.enabled": True})
     [judge] = registry.configured_judges(judge_sections(cfg, ANSWER), cfg.models)
     js = judge.judgements(["王俊凯多高", "王俊凯多高"], ["王俊凯的身高是180cm", "无法确定王俊凯的身高"], ["zh", "zh"])
     assert js[0].score < js[1].score
