@@ -20,16 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.tools.dq_labels import load  # noqa: E402
-
-
-def prf(flags: list[bool], labels: list[int]) -> dict:
-    tp = sum(f and y == 1 for f, y in zip(flags, labels))
-    fp = sum(f and y == 0 for f, y in zip(flags, labels))
-    fn = sum((not f) and y == 1 for f, y in zip(flags, labels))
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return {"n": len(labels), "positives": tp + fn, "precision": round(p, 3), "recall": round(r, 3),
-            "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+from models.tools.fitted import precision_recall_f1 as prf  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,3 +44,17 @@ def write_outputs(args: argparse.Namespace, params: dict, table: list[dict], tex
     print(text)
     if args.out:
         print(f"parameters -> {args.out}")
+
+
+def precision_recall_f1(flags, labels) -> dict:
+    """Precision, recall and F1 (3 places) of boolean ``flags`` against 0/1 ``labels``; precision 1 when nothing is
+    flagged, with the labelled positives counted."""
+    pairs = [(bool(f), int(y)) for f, y in zip(flags, labels)]
+    tp = sum(f and y == 1 for f, y in pairs)
+    fp = sum(f and y == 0 for f, y in pairs)
+    fn = sum((not f) and y == 1 for f, y in pairs)
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"n": len(pairs), "positives": tp + fn, "precision": round(p, 3), "recall": round(r, 3),
+            "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+

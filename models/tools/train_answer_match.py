@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from models.tools.cross_training import PairStates, auc, sigmoid, train_adapters
+from models.tools.fitted import precision_recall_f1 as prf
 from models.tools.fitted import read_labelled_tsv
 from models.tools.paths import add_data_option, add_sets_option, sets_dir
 
@@ -60,13 +61,6 @@ def training_sets(data, sets, seed: int) -> dict[str, list[tuple[str, str, int]]
     return {"fit": fit,
             "calibrate": [(r["question"], r["answer"], r["non_answer"]) for r in tune if not is_fit(r["line"])],
             "report": [(r["question"], r["answer"], r["non_answer"]) for r in load(data, "report")]}
-
-
-def prf(flags: np.ndarray, y: np.ndarray) -> dict:
-    tp, fp, fn = int((flags & (y == 1)).sum()), int((flags & (y == 0)).sum()), int((~flags & (y == 1)).sum())
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return {"precision": round(p, 3), "recall": round(r, 3), "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
 
 
 def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:

@@ -1,0 +1,59 @@
+"""Training a cross-encoder's adapters (models.tools.cross_training) on the tiny e5 file: seeded and reproducible,
+the packaged layers' states computed once and cached, the best epoch kept."""
+
+import numpy as np
+import pytest
+import torch
+from fakes.e5_file import write_e5_file
+
+from models.cross_encoder import CrossEncoder, pair_logits
+from models.embedders.e5_torch import load_e5_torch
+from models.tools.cross_training import PairStates, auc, train_adapters
+
+PAIRS = [("how do i reset my password?", "reset my password", 1), ("how do i", "password?", 0),
+         ("reset my password", "how do i reset my password?", 1), ("as", "password", 0),
+         ("how do i reset", "how do i reset my password?", 1), ("ta", "my", 0)] * 3
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("e5") / "tiny-q4.bin"
+    write_e5_file(path)
+    return path
+
+
+def _trained(tiny, cache, seed=0):
+    torch.manual_seed(seed)
+    bert, tok = load_e5_torch("cpu", tiny)
+    model = CrossEncoder(bert, r=4, alpha=8.0, lora_from=1)
+    train = PairStates(model, tok, PAIRS, cache, "train")
+    tune = PairStates(model, tok, PAIRS[:6], cache, "tune")
+    model, aucs = train_adapters(model, train, tune, epochs=3, seed=seed, batch=4, lr=1e-2)
+    return model, tok, aucs, tune
+
+
+def test_the_same_seed_trains_the_same_adapters(tiny, tmp_path):
+    a, tok, aucs, _ = _trained(tiny, tmp_path / "a")
+    b, _, _, _ = _trained(tiny, tmp_path / "b")
+    assert len(aucs) == 3
+    for (k, va), (_, vb) in zip(a.trained().items(), b.trained().items()):
+        assert torch.equal(va, vb), k
+
+
+def test_cached_states_give_the_same_training(tiny, tmp_path):
+    first, _, _, _ = _trained(tiny, tmp_path)
+    assert list(tmp_path.glob("e5-pairs-*.npz"))  # written once...
+    again, _, _, _ = _trained(tiny, tmp_path)  # ...and read back
+    assert all(torch.equal(va, vb) for va, vb in zip(first.trained().values(), again.trained().values()))
+
+
+def test_the_kept_epoch_is_the_best_on_tune_and_the_top_runs_as_the_whole(tiny, tmp_path):
+    model, tok, aucs, tune = _trained(tiny, tmp_path)
+    assert auc(tune.logits(model), tune.y) == pytest.approx(max(aucs))
+    whole = pair_logits(model, tok, [(a, b) for a, b, _ in PAIRS[:6]])
+    assert np.allclose(whole, tune.logits(model), atol=1e-2)  # float16 states: a little apart
+
+
+def test_auc_counts_ranks():
+    assert auc(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0, 0, 1, 1])) == 1.0
+    assert auc(np.array([0.9, 0.8, 0.2, 0.1]), np.array([0, 0, 1, 1])) == 0.0
