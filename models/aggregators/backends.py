@@ -31,7 +31,8 @@ def _llm(target, ctx):
     a = ctx.section
     # the retry bounds change how long a batch may wait, never what it returns: no part of the identity
     generator = make_generator(a.backend, a.llm_max_new_tokens, a.llm_model, attempts=a.llm_attempts,
-                               retry_max_s=a.llm_retry_max_seconds, timeout_s=a.llm_timeout_seconds)
+                               retry_max_s=a.llm_retry_max_seconds, timeout_s=a.llm_timeout_seconds,
+                               device=ctx.models.device)
     return LlmAggregator(generator, ctx.backend("embedding"), a.prompt_version)
 
 

@@ -53,13 +53,16 @@ class GenerationError(RuntimeError):
 
 class HfGenerator:
     def __init__(self, path: str | Path, max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
-                 batch_size: int = 4, max_prompt_tokens: int = 1536):
+                 batch_size: int = 4, max_prompt_tokens: int = 1536, device: str = "cpu"):
         import torch
 
         from models.embedders.hf import load_hf_dir
+        from models.embedders.hf_common import resolve_device
 
         path = Path(path)
+        self.device = resolve_device(device)  # before loading: a missing GPU fails fast
         self._tok, self._model, fingerprint = load_hf_dir(path, "AutoModelForCausalLM", "a causal LM")
+        self._model = self._model.to(self.device)
         if self._tok.pad_token is None:
             self._tok.pad_token = self._tok.eos_token or self._tok.unk_token
         self._tok.padding_side = "left"
@@ -78,6 +81,7 @@ class HfGenerator:
                 enc = self._tok(chunk, return_tensors="pt", padding=True, truncation=True,
                                 max_length=self._max_prompt, add_special_tokens=True)
                 enc.pop("token_type_ids", None)
+                enc = {k: v.to(self.device) for k, v in enc.items()}
                 gen = self._model.generate(**enc, max_new_tokens=self._max_new, do_sample=False,
                                            pad_token_id=self._tok.pad_token_id)
                 new = gen[:, enc["input_ids"].shape[1]:]
@@ -274,10 +278,11 @@ def from_reply(reply: str, qtype: str, lang: str, answers) -> AggregateResult:
 def make_generator(backend: str, max_new_tokens: int = AggregationConfig.llm_max_new_tokens,
                    model: str = AggregationConfig.llm_model, *, attempts: int = AggregationConfig.llm_attempts,
                    retry_max_s: float = AggregationConfig.llm_retry_max_seconds,
-                   timeout_s: float = AggregationConfig.llm_timeout_seconds) -> Generator:
-    """``hf:/path`` or ``http://host:port`` / ``https://...`` (with its retry budget and per-request timeout)."""
+                   timeout_s: float = AggregationConfig.llm_timeout_seconds, device: str = "cpu") -> Generator:
+    """``hf:/path`` (on ``device``: ``models.device``) or ``http://host:port`` / ``https://...`` (with its retry
+    budget and per-request timeout)."""
     if backend.startswith("hf:"):
-        return HfGenerator(backend[3:], max_new_tokens=max_new_tokens)
+        return HfGenerator(backend[3:], max_new_tokens=max_new_tokens, device=device)
     if backend.startswith(("http://", "https://")):
         return HttpGenerator(backend, model=model, max_new_tokens=max_new_tokens, timeout_s=timeout_s,
                              attempts=attempts, retry_max_s=retry_max_s)

@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-new-tokens", type=int, default=256,
                     help="tokens generated per prompt when a request gives no max_tokens")
     ap.add_argument("--batch-size", type=int, default=8, help="prompts generated together")
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                    help="where the model runs (auto: a CUDA GPU when torch sees one)")
     return ap
 
 
@@ -85,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(quiet=True)
     try:
-        generator = HfGenerator(args.model, max_new_tokens=args.max_new_tokens, batch_size=args.batch_size)
+        generator = HfGenerator(args.model, max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
+                                device=args.device)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

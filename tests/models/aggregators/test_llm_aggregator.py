@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from models.aggregators.embedding import EmbeddingAggregator
 from models.aggregators.llm import GenerationError, HttpGenerator, LlmAggregator, from_reply
@@ -198,3 +199,14 @@ def test_the_api_key_is_never_sent_in_clear_text_to_another_host(monkeypatch):
     monkeypatch.delenv("QABASE_LLM_ALLOW_INSECURE")
     monkeypatch.delenv("QABASE_LLM_API_KEY")
     refuse_key_in_clear("http://llm.example.com:8000")  # no key, nothing to leak
+
+
+def test_the_generator_runs_where_the_device_says(tiny_llama):
+    from models.aggregators.llm import HfGenerator, make_generator
+
+    gen = make_generator(f"hf:{tiny_llama}", max_new_tokens=4, device="auto")
+    # auto resolves to a CUDA GPU where torch sees one: the parameters go there, not stay on the CPU
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert gen.device == expected and next(gen._model.parameters()).device.type == expected
+    assert HfGenerator(tiny_llama, max_new_tokens=4).device == "cpu"  # the default of a direct construction
+
