@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--base", "--output", dest="output", metavar="BASE_DIR",
                     help="base directory (versions/ and latest); --base and --output are the same")
     ap.add_argument("--config", metavar="FILE.yaml", help="YAML config; flags below override it")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="set_keys",
+                    help="override one config key, its value read as YAML (repeatable; after the flags below): "
+                         "--set filter.top_k=1000 --set input.languages=[en,zh]; docs/reference/config.md")
     ap.add_argument("--top-k", type=int, metavar="N",
                     help=f"keep the N most frequent good questions {_config_default(CONFIG_FLAGS['top_k'])}")
     ap.add_argument("--gec-threshold", type=float, metavar="E1",
@@ -147,13 +150,14 @@ def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
         check_version_id(args.version_id, "--version-id")
     check_beam_args(beam_args)
     from models.config_check import load_config
-    from schemas.config import config_yaml
+    from schemas.config import config_yaml, set_overrides
 
     overrides = {key: getattr(args, flag) for flag, key in CONFIG_FLAGS.items() if getattr(args, flag) is not None}
     if args.allow_empty:
         overrides["quality.allow_empty"] = True
     if args.review is not None:
         overrides["review.file"] = args.review
+    overrides.update(set_overrides(args.set_keys))
     cfg = load_config(args.config, overrides)
     if args.print_config:
         print(config_yaml(cfg), end="")

@@ -604,7 +604,9 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         if given not in names:
             where = truncate(f"{prefix}.{given}" if prefix else str(given), SHOWN_CHARS)
             close = difflib.get_close_matches(str(given), sorted(names), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(names))})"
+            # the whole path, as it is written in --set and as the error names the key
+            hint = (f" (did you mean '{f'{prefix}.{close[0]}' if prefix else close[0]}'?)" if close
+                    else f" (known: {', '.join(sorted(names))})")
             raise ConfigError(f"config: unknown key '{where}'{hint}")
     kwargs = {}
     for f in fields(cls):
@@ -715,6 +717,24 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
                 raise ConfigError(f"config: {dotted} cannot be set: '{part}' is not a mapping")
         node[parts[-1]] = value
     return config_from_dict(data, cls)
+
+
+def set_overrides(items: list[str] | None) -> dict[str, Any]:
+    """``--set section.key=value`` items (repeatable; the last of one key wins) as load_config's dotted overrides.
+    A value is read as YAML, as it would be in the file (``5``, ``0.4``, ``true``, ``[en, zh]``, ``""``)."""
+    out: dict[str, Any] = {}
+    for item in items or ():
+        dotted, sep, text = item.partition("=")
+        if not sep or not dotted.strip() or "." not in dotted:
+            raise ConfigError(f"config: --set takes section.key=value (such as filter.top_k=1000), got "
+                              f"{shown(item)}")
+        try:
+            value = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            raise ConfigError(f"config: --set {truncate(dotted.strip(), SHOWN_CHARS)}: {shown(text)} is not a "
+                              f"YAML value") from None
+        out[dotted.strip()] = value
+    return out
 
 
 def config_yaml(cfg: BuildConfig) -> str:

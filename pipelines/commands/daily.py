@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--date", required=True, metavar="YYYY-MM-DD", help="the logical date to build")
     ap.add_argument("--base", required=True, metavar="BASE_DIR", help="the base directory (or its URL)")
     ap.add_argument("--config", metavar="FILE.yaml", help="YAML config (default: the built-in defaults)")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="set_keys",
+                    help="override one config key, its value read as YAML (repeatable): --set filter.top_k=1000")
     ap.add_argument("--full-rebuild", action="store_true",
                     help="count the day's logs alone, not added to the latest version's state")
     ap.add_argument("--traceback", action="store_true", help="show the traceback of an unexpected failure")
@@ -42,8 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(False, False)
 
     def day() -> int:
-        print(json.dumps(run_day(args.input_template, args.date, args.base, args.config, None, args.full_rebuild),
-                         indent=1))
+        from schemas.config import set_overrides
+
+        overrides = set_overrides(args.set_keys)
+        print(json.dumps(run_day(args.input_template, args.date, args.base, args.config, overrides,
+                                 args.full_rebuild), indent=1))
         return 0
 
     return run_reporting(day, show_traceback=args.traceback)

@@ -149,6 +149,9 @@ def test_determinism_same_inputs_same_store(tmp_path):
     ([], "give --input PATH"),
     (["--input", "tests/fixtures/tiny.jsonl", "--runnr=DirectRunner"], "unknown option --runnr (did you mean --runner?)"),
     (["--input", "tests/fixtures/tiny.jsonl", "--top-kk", "3"], "unknown option --top-kk (did you mean --top-k?)"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--set", "filter.top_k"], "--set takes section.key=value"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--set", "filter.topk=3"], "did you mean 'filter.top_k'?"),
+    (["--input", "tests/fixtures/tiny.jsonl", "--set", "filter.top_k=0"], "filter.top_k must be at least 1"),
 ])
 def test_bad_paths_and_config_fail_fast_with_one_line(tmp_path, args, needle):
     res = cli(*args, "--output", tmp_path / "base")
@@ -157,6 +160,12 @@ def test_bad_paths_and_config_fail_fast_with_one_line(tmp_path, args, needle):
     assert len(lines) == 1 and needle in lines[0], res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "base" / "latest").exists()
+
+
+def test_set_overrides_a_key_after_the_flags(tmp_path):
+    res = cli("--print-config", "--top-k", "3", "--set", "filter.top_k=7", "--set", "input.languages=[en, zh]")
+    assert res.returncode == 0, res.stderr
+    assert "  top_k: 7\n" in res.stdout and "  languages:\n  - en\n  - zh\n" in res.stdout
 
 
 @pytest.mark.slow  # a real-model build

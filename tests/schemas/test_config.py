@@ -23,7 +23,7 @@ def test_yaml_and_overrides(tmp_path):
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("filter:\n  top_kk: 3\n", "unknown key 'filter.top_kk' (did you mean 'top_k'?)"),
+    ("filter:\n  top_kk: 3\n", "unknown key 'filter.top_kk' (did you mean 'filter.top_k'?)"),
     ("filter:\n  top_k: lots\n", "filter.top_k must be an integer"),
     ("filter:\n  gec_threshold: 1.5\n", "filter.gec_threshold must be within [0, 1]"),
     ("filter: [1, 2]\n", "filter must be a mapping"),
@@ -105,3 +105,16 @@ def test_code_that_uses_a_key_takes_its_default_from_the_config():
     aggregator = EmbeddingAggregator(type("E", (), {"model_id": "e"})())
     assert aggregator._threshold == aggregation.merge_threshold
     assert aggregator.opening_chars("zh") == aggregation.embed_max_chars_zh
+
+
+def test_set_overrides_read_values_as_yaml_and_refuse_what_is_not_key_value():
+    from schemas.config import set_overrides
+
+    got = set_overrides(["filter.top_k=7", "input.languages=[en, zh]", "review.file=", "filter.top_k=9"])
+    assert got == {"filter.top_k": 9, "input.languages": ["en", "zh"], "review.file": ""}
+    assert load_config(None, got).filter.top_k == 9
+    for bad, needle in (("filter.top_k", "takes section.key=value"), ("top_k=3", "takes section.key=value"),
+                        ("filter.top_k=[1", "is not a YAML value")):
+        with pytest.raises(ConfigError, match=needle):
+            set_overrides([bad])
+
