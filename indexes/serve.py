@@ -65,6 +65,11 @@ class LiveBase:
         self.last_error = ""
         self.current()
 
+    @property
+    def version(self) -> str:
+        """The id of the version served (its folder's name)."""
+        return self._path.name if self._path is not None else ""
+
     def current(self):
         """The tools of the version to serve. A new version that fails verification is refused, and a
         ``latest`` that cannot be resolved (dangling, its manifest gone) is reported: either way the version
@@ -296,13 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from schemas.commandline import check_port
+    from schemas.commandline import check_port, listening_socket
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
         check_port(args.port)
+        sock = listening_socket(args.host, args.port)  # a taken port fails now, not after loading the base
         app = create_app(args.base, args.mode, args.threshold, args.max_batch,
                          None if args.batch_wait_ms is None else args.batch_wait_ms / 1000)
     except QabaseError as exc:
@@ -310,7 +316,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"serving {app.state.live.version} of {args.base} ({args.mode}) on http://{host}:{args.port} "
+          f"(/questions, /answer, /health; docs at /docs)", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
 

@@ -62,3 +62,25 @@ def check_port(port: int, option: str = "--port") -> int:
     if not 1 <= port <= 65535:
         raise QabaseError(f"{option} must be between 1 and 65535, got {port}")
     return port
+
+
+def listening_socket(host: str, port: int):
+    """A TCP socket bound to (host, port) and listening: a service binds before it loads anything, so a taken
+    port is one error at once (AddressInUseError), not a traceback after the load; the server is then handed the
+    socket, so nothing can take the port in between."""
+    import socket
+
+    from schemas.errors import AddressInUseError, QabaseError
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as exc:
+        raise QabaseError(f"--host {host!r} is not an address this machine can listen on ({exc.strerror})") from None
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+            raise AddressInUseError(f"{host}:{port} is taken (another server listens there): stop it or choose "
+                                    f"another --port") from None
+        raise QabaseError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+

@@ -52,6 +52,12 @@ class BuildLockedError(QabaseError):
     exit_code = 4
 
 
+class AddressInUseError(QabaseError):
+    """The address a service was asked to listen on is taken (another server listens there)."""
+
+    exit_code = 5
+
+
 # what `qabase build` and `qabase daily` exit with (their --help prints it)
 EXIT_CODES = (
     (0, "built, or nothing new to build"),

@@ -229,3 +229,38 @@ def test_latest_cannot_lead_outside_versions(copy, tmp_path):
     _refused(base, "not a version id")
     (base / "LATEST").write_text(copy.name, encoding="utf-8")
     assert loading.load_base(base, HashEmbedder()).version == copy.name
+
+
+def test_a_taken_port_is_one_error_before_the_base_is_loaded(shared_fake_base, capsys, monkeypatch):
+    import socket
+
+    monkeypatch.setattr(serve, "create_app", lambda *a, **kw: pytest.fail("loaded the base on a taken port"))
+    taken = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = taken.getsockname()[1]
+        got = serve.main(["--base", str(shared_fake_base[0]), "--port", str(port)])
+    finally:
+        taken.close()
+    _one_error_line(capsys, 5, got, f"127.0.0.1:{port} is taken (another server listens there)")
+
+
+def test_serve_says_where_it_listens_and_which_version(shared_fake_base, capsys, monkeypatch):
+    import uvicorn
+
+    served = {}
+
+    class Server:
+        def __init__(self, config):
+            served["app"] = config.app
+
+        def run(self, sockets):
+            served["port"] = sockets[0].getsockname()[1]
+            sockets[0].close()
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
+    assert serve.main(["--base", str(shared_fake_base[0]), "--port", "8799"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    version = served["app"].state.live.version
+    assert served["port"] == 8799 and version
+    assert out == [f"serving {version} of {shared_fake_base[0]} (hybrid) on http://127.0.0.1:8799 "
+                   f"(/questions, /answer, /health; docs at /docs)"]
