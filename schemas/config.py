@@ -593,11 +593,19 @@ def _coerce(path: str, value: Any, typ: Any, may_be_empty: bool = False) -> Any:
     raise ConfigError(f"config: {path} has an unsupported type")  # pragma: no cover
 
 
-def _build(cls: type, data: Any, prefix: str) -> Any:
+def _build(cls: type, data: Any, prefix: str, problems: list[str] | None = None) -> Any:
+    """``cls`` from a mapping. With ``problems``, a bad key or value is added to it (its message) and left at its
+    default, so one pass finds every one; without, the first one raises."""
+    def problem(exc: ConfigError) -> None:
+        if problems is None:
+            raise exc
+        problems.append(str(exc))
+
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"config: {prefix or 'top level'} must be a mapping, got {type(data).__name__}")
+        problem(ConfigError(f"config: {prefix or 'top level'} must be a mapping, got {type(data).__name__}"))
+        return cls()
     hints = typing.get_type_hints(cls)
     names = {f.name for f in fields(cls)}
     for given in data:
@@ -607,36 +615,52 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
             # the whole path, as it is written in --set and as the error names the key
             hint = (f" (did you mean '{f'{prefix}.{close[0]}' if prefix else close[0]}'?)" if close
                     else f" (known: {', '.join(sorted(names))})")
-            raise ConfigError(f"config: unknown key '{where}'{hint}")
+            problem(ConfigError(f"config: unknown key '{where}'{hint}"))
     kwargs = {}
     for f in fields(cls):
         if f.name not in data:
             continue
         path = f"{prefix}.{f.name}" if prefix else f.name
         typ = hints[f.name]
-        if dataclasses.is_dataclass(typ):
-            kwargs[f.name] = _build(typ, data[f.name], path)
-        else:
-            kwargs[f.name] = _coerce(path, data[f.name], typ, rules_of(f).may_be_empty)
+        try:
+            if dataclasses.is_dataclass(typ):
+                kwargs[f.name] = _build(typ, data[f.name], path, problems)
+            else:
+                kwargs[f.name] = _coerce(path, data[f.name], typ, rules_of(f).may_be_empty)
+        except ConfigError as exc:
+            problem(exc)
     return cls(**kwargs)
 
 
-def _validate(cfg: BuildConfig) -> None:
-    """Every key's value against the rules its field declares."""
+def _validate(cfg: BuildConfig, problems: list[str] | None = None) -> None:
+    """Every key's value against the rules its field declares (with ``problems``: each broken rule added to it)."""
     for path, f, value in key_fields(cfg):
         allowed = rules_of(f)
-        if allowed.choices and value not in allowed.choices:
-            raise ConfigError(f"config: {path} must be one of {', '.join(allowed.choices)}, got {shown(value)}")
-        if allowed.bounded() and not allowed.admits(value):
-            raise ConfigError(f"config: {path} must be {allowed.allowed()}, got {shown(value)}")
-        if allowed.check is not None:
-            allowed.check(path, value)
+        try:
+            if allowed.choices and value not in allowed.choices:
+                raise ConfigError(f"config: {path} must be one of {', '.join(allowed.choices)}, got {shown(value)}")
+            if allowed.bounded() and not allowed.admits(value):
+                raise ConfigError(f"config: {path} must be {allowed.allowed()}, got {shown(value)}")
+            if allowed.check is not None:
+                allowed.check(path, value)
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
 
 
 def config_from_dict(data: dict[str, Any] | None, cls: type = BuildConfig) -> BuildConfig:
-    """A config of class ``cls`` (BuildConfig, or one with further sections: :func:`with_sections`) from a mapping."""
-    cfg = _build(cls, data or {}, "")
-    _validate(cfg)
+    """A config of class ``cls`` (BuildConfig, or one with further sections: :func:`with_sections`) from a mapping.
+    Every unknown key and bad value is found in one pass and reported in one error: its one problem as it is, or
+    "config: N problems: ...; ..." (each as it would be alone)."""
+    problems: list[str] = []
+    cfg = _build(cls, data or {}, "", problems)
+    _validate(cfg, problems)
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        raise ConfigError(f"config: {len(problems)} problems: "
+                          + "; ".join(p.removeprefix("config: ") for p in problems))
     return cfg
 
 

@@ -118,3 +118,17 @@ def test_set_overrides_read_values_as_yaml_and_refuse_what_is_not_key_value():
         with pytest.raises(ConfigError, match=needle):
             set_overrides([bad])
 
+
+
+def test_every_problem_is_found_in_one_pass_and_reported_in_one_error(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("filter:\n  topk: 3\n  gec_threshold: 2\nmodels:\n  batch_size: x\ninput:\n  languages: [xx]\n")
+    with pytest.raises(ConfigError) as err:
+        structural_load_config(p)
+    message = str(err.value)
+    assert message.startswith("config: 4 problems: ") and "\n" not in message
+    for part in ("unknown key 'filter.topk' (did you mean 'filter.top_k'?)", "models.batch_size must be an integer",
+                 "'xx' is not an ISO 639-1 code", "filter.gec_threshold must be within [0, 1], got 2.0"):
+        assert part in message
+    with pytest.raises(ConfigError, match=r"^config: filter.top_k must be at least 1, got 0$"):  # one: as it is
+        structural_load_config(None, {"filter.top_k": 0})
