@@ -223,7 +223,9 @@ def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_di
     table = {j.section: j.backends for j in JUDGES}.get(section)
     if table is None:
         raise ModelLoadError(f"model: no judge is wired for config section {section!r}")
-    return LoadContext(f"{section} model", table, models=models_cfg, section=section_cfg, cache_dir=cache_dir)
+    return LoadContext(f"{section} model", table, models=models_cfg, section=section_cfg, cache_dir=cache_dir,
+                       batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
+                       device=models_cfg.device)
 
 
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:

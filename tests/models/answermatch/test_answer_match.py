@@ -61,3 +61,11 @@ def test_the_packaged_model_loads_through_the_registry_and_judges():
     js = judge.judgements(["王俊凯多高", "王俊凯多高"], ["王俊凯的身高是180cm", "无法确定王俊凯的身高"], ["zh", "zh"])
     assert js[0].score < js[1].score
     assert judge.model_id == RegistryModels.of(cfg).identities()["answer_match"]
+
+
+def test_a_judges_context_carries_the_models_device_and_batch_size():
+    from schemas.config import ModelsConfig
+
+    ctx = registry._judge_context("answer_match", load_config(None).answer_match,
+                                  ModelsConfig(device="cpu", batch_size=7))
+    assert (ctx.device, ctx.batch_size) == ("cpu", 7)
