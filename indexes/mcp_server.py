@@ -110,13 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.base:
         ap.error("--base is required (or --print-openai-tools)")
-    from schemas.commandline import check_port
+    from schemas.commandline import check_port, listening_socket
     from schemas.errors import QabaseError
     from schemas.logs import setup_logging
 
     setup_logging(quiet=True)
     try:
         check_port(args.port)
+        # over HTTP: bound before the base is loaded, so a taken port is one error at once
+        sock = listening_socket(args.host, args.port) if args.transport != "stdio" else None
         if args.transport == "stdio":
             with _stdout_to_stderr():
                 server = create_server(args.base, args.mode, args.threshold)
@@ -139,8 +141,10 @@ def main(argv: list[str] | None = None) -> int:
 
         # the SDK's streamable-HTTP app (what server.run("streamable-http") serves), behind the JSON-RPC screen
         app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=args.host)
-        uvicorn.run(screened_http(app, MCP_PATH, DEFAULT_MAX_REQUEST_BODY_SIZE), host=args.host, port=args.port,
-                    log_level="warning")
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"serving MCP tools over {args.base} ({args.mode}) on http://{host}:{args.port}{MCP_PATH}", flush=True)
+        uvicorn.Server(uvicorn.Config(screened_http(app, MCP_PATH, DEFAULT_MAX_REQUEST_BODY_SIZE),
+                                      log_level="warning")).run(sockets=[sock])
     return 0
 
 

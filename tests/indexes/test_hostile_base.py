@@ -264,3 +264,16 @@ def test_serve_says_where_it_listens_and_which_version(shared_fake_base, capsys,
     assert served["port"] == 8799 and version
     assert out == [f"serving {version} of {shared_fake_base[0]} (hybrid) on http://127.0.0.1:8799 "
                    f"(/questions, /answer, /health; docs at /docs)"]
+
+
+def test_mcp_over_http_refuses_a_taken_port_before_loading(shared_fake_base, capsys, monkeypatch):
+    import socket
+
+    monkeypatch.setattr(mcp_server, "create_server", lambda *a, **kw: pytest.fail("loaded the base on a taken port"))
+    taken = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = taken.getsockname()[1]
+        got = mcp_server.main(["--base", str(shared_fake_base[0]), "--transport", "http", "--port", str(port)])
+    finally:
+        taken.close()
+    _one_error_line(capsys, 5, got, f"127.0.0.1:{port} is taken")
