@@ -3,7 +3,6 @@ without torch: its metadata and its digest are what identities need, and identit
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -19,7 +18,3 @@ def load_meta(path: str | Path) -> dict:
             return json.loads(f["__meta__"].tobytes().decode())
     except (OSError, ValueError, KeyError) as exc:
         raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
-
-
-def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

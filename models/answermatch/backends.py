@@ -13,12 +13,13 @@ PACKAGED = Path(__file__).resolve().parents[1] / "data" / "answer_match.npz"
 
 
 def _identity(target, ctx) -> str:
-    from models.pair_file import file_digest, load_meta
+    from models.pair_file import load_meta
+    from schemas.layout import sha256_file
 
     path = Path(target or PACKAGED)
     load_meta(path)  # a file that is not a pair model fails here, before any build
     # the threshold is no part of it: judgements are decided again at each build's threshold
-    return f"answer-match-e5-v1@{file_digest(path)[:12]}"
+    return f"answer-match-e5-v1@{sha256_file(path)[:12]}"
 
 
 def _load(target, ctx):

@@ -48,23 +48,24 @@ def _pair_e5(target, ctx):
 
     from models.embedders.hf_common import resolve_device
     from models.cross_encoder import load_cross_encoder, pair_logits
-    from models.pair_file import file_digest
     from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge
+    from schemas.layout import sha256_file
 
     path = target or PACKAGED
     device = resolve_device(ctx.device)
     model, tokenizer, meta = load_cross_encoder(path, device)
     logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
-    return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), file_digest(path))
+    return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), sha256_file(path))
 
 
 def _pair_e5_identity(target, ctx) -> str:
-    from models.pair_file import file_digest, load_meta
+    from models.pair_file import load_meta
     from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity
+    from schemas.layout import sha256_file
 
     path = target or PACKAGED
     zh = _zh_threshold(ctx)
-    return judge_identity(file_digest(path), load_meta(path)["thresholds"]["zh"] if zh is None else zh,
+    return judge_identity(sha256_file(path), load_meta(path)["thresholds"]["zh"] if zh is None else zh,
                           _pair_lr_identity("", ctx))
 
 

