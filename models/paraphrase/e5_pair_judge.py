@@ -16,6 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from models.paraphrase.pair_classifier import PairClassifier, space
+from models.paraphrase.surface import same_surface
+
+# the rules the judge applies besides the model: part of its identity, so a change of them is a new judge
+RULES = "surface-v1"
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_e5_pairs.npz"
 
@@ -23,7 +27,7 @@ PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_e5_pairs.n
 def judge_identity(model_sha: str, threshold_zh: float, english_id: str) -> str:
     """The judge's identity from its adapters file's digest, its Chinese threshold and the English judge's
     identity (what the manifest records), computed without loading the encoder."""
-    payload = f"{model_sha}|{float(threshold_zh)!r}|{english_id}"
+    payload = f"{model_sha}|{float(threshold_zh)!r}|{english_id}|{RULES}"
     return f"paraphrase-e5-pair-v1@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
 
 
@@ -59,9 +63,13 @@ class E5PairJudge:
         return self.english.vetoed(a, b, lang)
 
     def probabilities_zh(self, pairs: list[tuple]) -> np.ndarray:
-        """P(one question) per Chinese pair (a, b, space, cosine, ...): 0 below the floor or where vetoed."""
-        asked = [i for i, p in enumerate(pairs) if float(p[3]) >= self.floor and not self.vetoed(p[0], p[1], p[2])]
+        """P(one question) per Chinese pair (a, b, space, cosine, ...): 1 where the two differ only in how they are
+        written (models.paraphrase.surface), else 0 below the floor or where vetoed, else the model's."""
         out = np.zeros(len(pairs))
+        written = [i for i, p in enumerate(pairs) if same_surface(p[0], p[1])]
+        out[written] = 1.0
+        asked = [i for i, p in enumerate(pairs) if out[i] == 0.0 and float(p[3]) >= self.floor
+                 and not self.vetoed(p[0], p[1], p[2])]
         if asked:
             out[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([canonical(*pairs[i][:2]) for i in asked]))))
         # six places, as every judge's probability is recorded (a matrix product's last bits may differ with a

