@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from models.aggregators.base import AggregateResult, Viewpoint, overall_summary
+from models.aggregators.gist import gist, group_words
 from models.words import content_tokens
 from schemas.config import AggregationConfig
 from schemas.records import AnswerCount
@@ -204,14 +205,18 @@ class EmbeddingAggregator:
         texts = [a.text[:self.opening_chars(lang)] for _, _, lang, answers in groups if len(answers) > 1
                  for a in answers]
         vecs = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
-        drafts, at = [], 0
+        split, at = [], 0
         for question, qtype, lang, answers in groups:
             if len(answers) > 1:
-                group_vecs = vecs[at:at + len(answers)]
+                split.append(np.array(vecs[at:at + len(answers)]))
                 at += len(answers)
             else:
-                group_vecs = np.zeros((len(answers), 1), dtype=np.float32)
-            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs), group_vecs, answers, lang))
+                split.append(np.zeros((len(answers), 1), dtype=np.float32))
+        said = self._past_shared_openings(groups, split)
+        drafts = []
+        for (question, qtype, lang, answers), group_vecs, group_said in zip(groups, split, said):
+            drafts.append((self.aggregate(question, qtype, lang, answers, group_vecs, group_said), group_vecs,
+                           answers, lang))
         # groups with 2+ viewpoints: each summary is the candidate sentence of its members that best tells
         # it apart (own answers minus the nearest other viewpoint's), then the support check; one batch.
         # Only a short list of candidates is embedded (the words pick it), not every sentence of every member
@@ -262,11 +267,35 @@ class EmbeddingAggregator:
             out.append(res)
         return out
 
+    def _past_shared_openings(self, groups, split: list[np.ndarray]) -> list[list[str] | None]:
+        """Per group, what each answer says (models.aggregators.gist) where long answers open alike, else None;
+        those answers' vectors in ``split`` are replaced by their gists' (one batch for all groups)."""
+        out: list[list[str] | None] = []
+        todo: list[tuple[int, int, str]] = []
+        for g, ((question, _, lang, answers), group_vecs) in enumerate(zip(groups, split)):
+            cut = self.opening_chars(lang)
+            long = [i for i, a in enumerate(answers) if len(a.text) > cut]
+            if len(answers) < 2 or len(long) < 2:
+                out.append(None)
+                continue
+            texts = [a.text for a in answers]
+            common = group_words(question, texts)
+            for i in long:
+                texts[i] = gist(answers[i].text, common, plain_sentences)
+                if texts[i] != answers[i].text:
+                    todo.append((g, i, texts[i][:cut]))
+            out.append(texts if any(t != a.text for t, a in zip(texts, answers)) else None)
+        if todo:
+            for (g, i, _), v in zip(todo, self.embedder.embed([t for _, _, t in todo])):
+                split[g][i] = v
+        return out
+
     def _clusters(self, answers: list[AnswerCount], vecs: np.ndarray, lang: str,
-                  question: str = "") -> list[list[int]]:
-        """Clusters as lists of positions, largest support first (ties: lowest answer id)."""
-        labels = cluster_answers(answer_distances(vecs, [a.text for a in answers], self._lexical_weight, lang,
-                                                  question=question), self._threshold)
+                  question: str = "", texts: list[str] | None = None) -> list[list[int]]:
+        """Clusters as lists of positions, largest support first (ties: lowest answer id); ``texts``: what each
+        answer says, where that is not its text (_past_shared_openings)."""
+        labels = cluster_answers(answer_distances(vecs, texts or [a.text for a in answers], self._lexical_weight,
+                                                  lang, question=question), self._threshold)
         members: dict[int, list[int]] = {}
         for pos, lab in enumerate(labels):
             members.setdefault(lab, []).append(pos)
@@ -285,10 +314,10 @@ class EmbeddingAggregator:
         return cluster[best]
 
     def aggregate(self, question: str, qtype: str, lang: str, answers: list[AnswerCount],
-                  vecs: np.ndarray) -> AggregateResult:
+                  vecs: np.ndarray, said: list[str] | None = None) -> AggregateResult:
         # the grouping is the same for every question type (most questions are partly factual, partly
         # opinion); the type only decides what is stored: the leading answer or a summary of the viewpoints
-        clusters = self._clusters(answers, vecs, lang, question)
+        clusters = self._clusters(answers, vecs, lang, question, said)
         support = support_scores(answers)
         votes = [sum(answers[p].count for p in c) for c in clusters]
         tied = sum(1 for v in votes if v == votes[0])
@@ -350,6 +379,7 @@ def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexi
                                   summary_max_chars: int, embed_max_chars: int, embed_max_chars_zh: int) -> str:
     # the version is part of the aggregation cache key: bump it whenever results would change
     # (v5: summaries from the members' vectors; Chinese openings cut at their own length;
-    # v6: the question's topic words left out of the content-word overlap)
-    return (f"embedding-aggregator-v6[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
+    # v6: the question's topic words left out of the content-word overlap;
+    # v7: long answers that open alike read from what they go on to say, models.aggregators.gist)
+    return (f"embedding-aggregator-v7[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
             f"summary={summary_max_chars},embed={embed_max_chars},embed_zh={embed_max_chars_zh}]")

@@ -1,0 +1,35 @@
+"""Long answers that open with the same preamble are read from what they go on to say
+(models.aggregators.gist): their openings alone would make every answer one viewpoint."""
+
+from fakes.models import HashEmbedder
+
+from models.aggregators.embedding import EmbeddingAggregator, plain_sentences
+from models.aggregators.gist import gist, group_words
+from schemas.records import AnswerCount
+
+QUESTION = "What is Easter about?"
+PREAMBLE = ("That is a question many people ask, and there is no single short answer to it. People who talk about "
+            "it usually have one particular side in mind, and which side that is depends a lot on who you ask. ")
+POINTS = ["It celebrates the resurrection of Jesus after the crucifixion.",
+          "It marks the resurrection of Christ from the dead, the centre of the Christian year.",
+          "Children hunt for painted eggs hidden by the bunny in the garden.",
+          "Egg hunts in the garden, and the bunny who hides the painted eggs.",
+          "Shops fill with chocolate, and the long weekend off work is for travel."]
+
+
+def test_the_gist_starts_at_the_first_sentence_of_its_own():
+    texts = [PREAMBLE + p for p in POINTS]
+    common = group_words(QUESTION, texts)
+    assert gist(texts[2], common, plain_sentences) == POINTS[2]
+    assert gist(PREAMBLE, common, plain_sentences) == PREAMBLE  # nothing of its own: the whole text
+
+
+def test_answers_sharing_a_long_preamble_split_by_their_points():
+    agg = EmbeddingAggregator(HashEmbedder())
+    long = [AnswerCount(i, PREAMBLE + p, 1) for i, p in enumerate(POINTS, 1)]
+    short = [AnswerCount(i, p, 1) for i, p in enumerate(POINTS, 1)]
+    views = lambda res: sorted(sorted(v.answer_ids) for v in res.viewpoints)  # noqa: E731
+    long_res, short_res = agg.aggregate_many([(QUESTION, "subjective", "en", long),
+                                              (QUESTION, "subjective", "en", short)])
+    assert len(long_res.viewpoints) > 1
+    assert views(long_res) == views(short_res)
