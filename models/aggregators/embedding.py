@@ -341,7 +341,7 @@ class EmbeddingAggregator:
             flags.append("tie")
         share = votes[0] / total
         margin = (votes[0] - (votes[1] if len(votes) > 1 else 0)) / total
-        if qtype == "subjective":
+        if qtype == "subjective" or aspects(votes, answers, said):
             method = "embedding-viewpoints"
             answer = overall_summary(viewpoints, lang)
         else:
@@ -350,6 +350,24 @@ class EmbeddingAggregator:
             if share < 0.5:
                 flags.append("low_agreement")
         return AggregateResult(answer, round(share, 6), round(margin, 6), viewpoints, method, flags)
+
+
+ASPECTS_MIN_VIEWS = 3  # fewer classes with no majority is a split vote, not a spread of aspects
+
+
+def aspects(votes: list[int], answers: list[AnswerCount], said: list[str] | None = None) -> bool:
+    """Whether the answers of a question typed objective each make a point of their own, so they deserve
+    viewpoints rather than a vote: no class holds half the rows, there are at least ASPECTS_MIN_VIEWS classes,
+    and no two answers state numbers that disagree (answers that disagree on a figure disagree on a fact,
+    which a vote settles). What the answers say decides, not only the question's wording ("What is X?" answered
+    with X's origin, its customs and what it means today)."""
+    from models.numbers import any_agree, number_values
+
+    total = sum(votes)
+    if len(votes) < ASPECTS_MIN_VIEWS or not total or votes[0] * 2 >= total:
+        return False
+    vals = [v for v in (number_values(t) for t in (said or [a.text for a in answers])) if v]
+    return all(any_agree(a, b) for i, a in enumerate(vals) for b in vals[i + 1:])
 
 
 def support_scores(answers: list[AnswerCount]) -> list[float]:
@@ -380,6 +398,7 @@ def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexi
     # the version is part of the aggregation cache key: bump it whenever results would change
     # (v5: summaries from the members' vectors; Chinese openings cut at their own length;
     # v6: the question's topic words left out of the content-word overlap;
-    # v7: long answers that open alike read from what they go on to say, models.aggregators.gist)
+    # v7: long answers that open alike read from what they go on to say, models.aggregators.gist; an objective
+    # question whose answers make three or more points, none a majority, gets viewpoints: aspects)
     return (f"embedding-aggregator-v7[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
             f"summary={summary_max_chars},embed={embed_max_chars},embed_zh={embed_max_chars_zh}]")

@@ -33,3 +33,18 @@ def test_answers_sharing_a_long_preamble_split_by_their_points():
                                               (QUESTION, "subjective", "en", short)])
     assert len(long_res.viewpoints) > 1
     assert views(long_res) == views(short_res)
+
+
+def test_an_objective_question_answered_with_aspects_gets_viewpoints_and_a_split_figure_a_vote():
+    from models.aggregators.embedding import aspects
+
+    three = [AnswerCount(i, t, 1) for i, t in enumerate(["Its origin.", "Its customs.", "Its meaning."], 1)]
+    assert aspects([1, 1, 1], three)
+    assert not aspects([2, 1, 1], three)  # a class holds half: a vote
+    assert not aspects([1, 1], three[:2])  # two classes, no majority: a split vote
+    figures = [AnswerCount(i, t, 1) for i, t in enumerate(["8,849 m.", "8,611 m.", "About 9 km."], 1)]
+    assert not aspects([1, 1, 1], figures)  # answers disagree on a figure: a fact, settled by a vote
+    agg = EmbeddingAggregator(HashEmbedder())
+    res = agg.aggregate_many([(QUESTION, "objective", "en", [AnswerCount(i, p, 1) for i, p in
+                                                            enumerate(POINTS[::2], 1)])])[0]
+    assert res.method == "embedding-viewpoints" and len(res.viewpoints) == 3
