@@ -13,11 +13,8 @@ from models.aggregators import backends as aggregators
 from models.embedders import backends as embedders
 from models.factory import wired_sections
 from models.gec import backends as gec
-from models.injection import backends as injection
 from models.intent import backends as intent
-from models.nonanswer import backends as nonanswer
 from models.paraphrase import backends as paraphrase
-from models.timesensitive import backends as timesensitive
 from models.topics import backends as topics
 from schemas.backends import Backend, choices, resolve
 from schemas.config import BuildConfig, with_sections
@@ -51,11 +48,8 @@ def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
             + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in registry.EMBEDDER_FIELDS]
             + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
                ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
-               ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
-               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
-               ("injection.model", cfg.injection.model, injection.BACKENDS),
                ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
-            + [(f"{section}.model", section_cfg.model, {j.section: j.backends for j in registry.JUDGES}[section])
+            + [(f"{section}.model", section_cfg.model, registry.judge_kind(section).backends)
                for section, section_cfg in wired_sections(cfg)])
 
 

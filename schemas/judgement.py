@@ -13,7 +13,7 @@ whose score is *at or above* it. A config threshold of :data:`OWN_THRESHOLD` (-1
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 OWN_THRESHOLD = -1.0  # a config threshold that means: the judge's own (calibrated) threshold
 # The sure rules (Judgement.sure: they flag at any threshold) were written for, and measured on, single short
@@ -44,6 +44,11 @@ QUESTION, ANSWER, PAIR = "question", "answer", "pair"  # what a judge reads
 LEVELS = (QUESTION, ANSWER, PAIR)
 
 
+def enabled(section_cfg: Any) -> bool:
+    """Whether a judge's config section turns it on: its ``enabled`` key, or on where it has none."""
+    return getattr(section_cfg, "enabled", True)
+
+
 class JudgeKind(NamedTuple):
     """A kind of judge, declared once by its folder (``models/<kind>/backends.py``: ``JUDGE``) and wired by one line
     in models.registry.JUDGES. ``section``: the name of its config section; ``config``: that section's dataclass,
@@ -63,6 +68,17 @@ class JudgeKind(NamedTuple):
     backends: tuple  # schemas.backends.Backend rows
     config: type  # a frozen dataclass of schemas.config.key fields
     meaning: str
+    # the store columns its own stage writes (non_answer, time_sensitive, instruction_like): such a judge is built
+    # in, applied where its stage applies it, and always recorded in the manifest ("off" when its section turns it
+    # off). A judge without columns is applied by its level's stage in the order the config's ``judges.<level>``
+    # lists it, its verdict recorded as the item's reason, and recorded in the manifest only when applied.
+    columns: tuple[str, ...] = ()
+    # whether a config section turns it on (default: its ``enabled`` key, where it has one)
+    applies: Callable[[Any], bool] = enabled
+
+    @property
+    def built_in(self) -> bool:
+        return bool(self.columns)
 
 
 class QuestionJudge(Protocol):

@@ -128,7 +128,9 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
 
 
 def test_the_wired_judges_by_default():
-    assert [j.section for j in registry.JUDGES] == ["standalone", "answer_match"]
+    assert [j.section for j in registry.JUDGES] == ["non_answer", "time_sensitive", "injection", "standalone",
+                                                    "answer_match"]
+    assert [j.section for j in registry.JUDGES if j.built_in] == ["non_answer", "time_sensitive", "injection"]
     assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]
 
 
