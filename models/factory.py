@@ -120,10 +120,15 @@ def wired_sections(cfg: BuildConfig, level: str | None = None) -> tuple:
 
 
 def judge_sections(cfg: BuildConfig, level: str) -> tuple:
-    """(section, its config) of the wired judges without columns of their own at ``level`` that a build applies
-    (the built-in ones are applied by their own stages): those whose section does not turn them off."""
-    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg, level)
-                 if not registry.judge_kind(section).built_in and registry.judge_kind(section).applies(section_cfg))
+    """(section, its config) of the judges without columns of their own at ``level`` that a build applies (the
+    built-in ones are applied by their own stages), in order: those the config's ``judges.<level>`` lists (default,
+    or where ``cfg`` has no such section: every wired one, in wiring order) whose section does not turn them off."""
+    wired = dict(wired_sections(cfg, level))
+    listed = getattr(getattr(cfg, "judges", None), level, None)
+    if listed is None:
+        listed = tuple(j.section for j in registry.judges_at(level))
+    return tuple((section, wired[section]) for section in listed
+                 if section in wired and registry.judge_kind(section).applies(wired[section]))
 
 
 def question_sections(cfg: BuildConfig) -> tuple:
