@@ -13,8 +13,6 @@ from models import registry
 from models.aggregators import backends as aggregators
 from models.embedders import backends as embedders
 from models.factory import wired_sections
-from models.gec import backends as gec
-from models.intent import backends as intent
 from models.paraphrase import backends as paraphrase
 from models.topics import backends as topics
 from schemas.backends import Backend, choices, resolve
@@ -75,7 +73,7 @@ def config_class(judges: tuple[JudgeKind, ...] | None = None) -> type:
         # (tests wiring further judges) get a numbered name
         n = f"{len(_CLASSES)}" if _CLASSES else ""
         sections = ((("judges", judges_section(judges, f"Judges{n}"), JUDGES_MEANING),)
-                    + tuple((j.section, j.config, j.meaning) for j in judges))
+                    + tuple((j.section, j.config, j.meaning) for j in judges if j.has_section))
         _CLASSES[judges] = cls = with_sections(BuildConfig, sections, f"Config{n}", __name__)
         globals()[f"Config{n}"] = cls
     return _CLASSES[judges]
@@ -84,8 +82,7 @@ def config_class(judges: tuple[JudgeKind, ...] | None = None) -> type:
 def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
     """(config path, its value, the kind's table) of every model name a config gives."""
     m = cfg.models
-    return ([("models.gec_en", m.gec_en, gec.BACKENDS), ("models.gec_zh", m.gec_zh, gec.BACKENDS),
-             ("models.intent", m.intent, intent.BACKENDS)]
+    return ([(f"models.{name}", getattr(m, name), j.backends) for j in registry.JUDGES for name in j.model_keys]
             + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in registry.EMBEDDER_FIELDS]
             + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
                ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),

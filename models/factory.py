@@ -105,18 +105,18 @@ class RegistryModels:
     def identities(self) -> dict[str, str]:
         from models.language.detector import detector_identity
 
-        builtin = tuple((j.section, self.section(j.section)) for j in registry.JUDGES if j.built_in)
+        builtin = tuple((j.section, self.section(j.section)) for j in registry.JUDGES if j.built_in and j.has_section)
         ids = model_identities(self.models, self.aggregation, self.para,
                                builtin + self.questions + self.answers + self.pairs)
         return dict(ids, language=detector_identity(self.language_detector))
 
 
 def wired_sections(cfg: BuildConfig, level: str | None = None) -> tuple:
-    """(section, its config) of every wired judge (models.registry.JUDGES), or of those at ``level``: the config's
+    """(section, its config) of every wired judge with a section (models.registry.JUDGES), or of those at ``level``: the config's
     section (models.config_check joins each judge's to the build config), or the judge's defaults where ``cfg`` is
     a BuildConfig without it."""
     return tuple((j.section, getattr(cfg, j.section, None) or j.config()) for j in registry.JUDGES
-                 if level in (None, j.level))
+                 if j.has_section and level in (None, j.level))
 
 
 def judge_sections(cfg: BuildConfig, level: str) -> tuple:

@@ -4,14 +4,14 @@ Each kind's package exports ``BACKENDS`` (schemas.backends.Backend rows: a name 
 it, its identity without loading, and what a prefix's target must be):
 
 - embedders (``models.embedder``, ``models.intent_embedder_*``): models/embedders/backends.py
-- GEC (``models.gec_en``, ``models.gec_zh``): models/gec/backends.py
-- intent (``models.intent``): models/intent/backends.py
 - aggregation (``aggregation.backend``): models/aggregators/backends.py
 - paraphrase judge (``paraphrase.judge``): models/paraphrase/backends.py
 - topics for review (``topics.backend``): models/topics
-- judges of questions, answers or question pairs: :data:`JUDGES` (each kind's declaration, one line each):
-  ``non_answer.model`` (models/nonanswer), ``time_sensitive.model`` (models/timesensitive), ``injection.model``
-  (models/injection), ``standalone.model`` (models/standalone), ``answer_match.model`` (models/answermatch)
+- judges of questions, answers or question pairs: :data:`JUDGES` (each kind's declaration,
+  schemas.judgement.JudgeKind, one line each): GEC (``models.gec_en``, ``models.gec_zh``: models/gec), intent
+  (``models.intent``: models/intent), ``non_answer.model`` (models/nonanswer), ``time_sensitive.model``
+  (models/timesensitive), ``injection.model`` (models/injection), ``standalone.model`` (models/standalone),
+  ``answer_match.model`` (models/answermatch)
 
 Adding a backend is adding a row to its kind's table; nothing here changes. :func:`model_identities` gives the
 identity of every model a build uses without loading any (the manifest records them; caches are keyed on them).
@@ -60,6 +60,8 @@ EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # th
 # stages and the score cache follow from the list. The config's ``judges.<level>`` lists (default: this order) say
 # which judges without columns each level's stage applies, and in what order.
 JUDGES: tuple[JudgeKind, ...] = (
+    gec.JUDGE,  # built in: grammatical errors (models.gec_en, models.gec_zh; filter.gec_threshold): low_gec
+    intent.JUDGE,  # built in: a clear, self-contained request (models.intent; filter.intent_threshold): low_intent
     nonanswer.JUDGE,  # built in: answers that do not answer (answers.non_answer)
     timesensitive.JUDGE,  # built in: questions whose answers go stale (time_sensitive)
     injection.JUDGE,  # built in: instruction-like answers (answers.instruction_like)
@@ -77,9 +79,17 @@ def judges_at(level: str) -> tuple[JudgeKind, ...]:
 def judge_kind(section: str) -> JudgeKind:
     """The wired judge whose config section is ``section``."""
     for j in JUDGES:
-        if j.section == section:
+        if j.section == section and j.has_section:
             return j
     raise ModelLoadError(f"model: no judge is wired for config section {section!r}")
+
+
+def model_key_judge(name: str) -> JudgeKind:
+    """The wired judge whose model the ``models`` section's key ``name`` names (``gec_en``: GEC)."""
+    for j in JUDGES:
+        if name in j.model_keys:
+            return j
+    raise ModelLoadError(f"model: no judge reads models.{name}")
 
 
 def _names(table) -> tuple[str, ...]:
@@ -196,7 +206,7 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
 # ---- GEC, intent, question type and further question judges ------------------------------------
 
 def _gec_context(batch_size: int = 32) -> LoadContext:
-    return LoadContext("GEC backend", gec.BACKENDS, batch_size=batch_size)
+    return LoadContext("GEC backend", model_key_judge("gec_en").backends, batch_size=batch_size)
 
 
 def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
@@ -213,16 +223,12 @@ def gec_identity(name: str) -> str:
 
 
 def _intent_context(cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext("intent backend", intent.BACKENDS, models=cfg, cache_dir=cache_dir)
+    return LoadContext("intent backend", model_key_judge("intent").backends, models=cfg, cache_dir=cache_dir)
 
 
 def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScorer:
     """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent.classifier)."""
     return _load(cfg.intent, _intent_context(cfg, cache_dir))
-
-
-def intent_identity(cfg: ModelsConfig) -> str:
-    return _bound(cfg.intent, _intent_context(cfg)).identity()
 
 
 def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
@@ -244,6 +250,13 @@ def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsC
     if not judge_kind(section).applies(section_cfg):
         return "off"
     return _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
+
+
+def model_key_identity(name: str, models_cfg: ModelsConfig) -> str:
+    """The identity of the model the ``models`` section's key ``name`` names for its judge (JudgeKind.model_keys:
+    ``gec_en``, ``intent``), without loading it."""
+    ctx = LoadContext(f"models.{name} backend", model_key_judge(name).backends, models=models_cfg)
+    return _bound(getattr(models_cfg, name), ctx).identity()
 
 
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
@@ -375,18 +388,17 @@ def recorded_sections(sections: tuple) -> tuple:
 def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig, para_cfg: ParaphraseConfig | None = None,
                      judges: tuple | None = None) -> dict[str, str]:
     """What the manifest records as the identity of every model a build uses; loads no model and calls no
-    endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``). ``judges``: (config section, its
-    config) of the judges a build applies (default: every wired judge at its section's defaults), recorded after
-    the rest as :func:`recorded_sections` says."""
+    endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``). The judges' entries come from
+    JUDGES: those whose models the ``models`` section names (GEC, intent) under each key's name, and those of
+    ``judges`` ((config section, its config) of the judges with sections a build applies; default: every wired
+    one at its section's defaults) after the rest, as :func:`recorded_sections` says."""
     from models.qtype import qtype_identity
 
     if judges is None:
-        judges = tuple((j.section, j.config()) for j in JUDGES)
+        judges = tuple((j.section, j.config()) for j in JUDGES if j.has_section)
     return {
         "paraphrase": paraphrase_identity(models_cfg, para_cfg or ParaphraseConfig()),
-        "gec_en": gec_identity(models_cfg.gec_en),
-        "gec_zh": gec_identity(models_cfg.gec_zh),
-        "intent": intent_identity(models_cfg),
+        **{name: model_key_identity(name, models_cfg) for j in JUDGES for name in j.model_keys},
         "embedder": embedder_identity(models_cfg.embedder),
         "qtype": qtype_identity(embedder_identity(models_cfg.embedder)),
         "aggregator": aggregator_identity(models_cfg, agg_cfg),

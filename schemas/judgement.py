@@ -66,7 +66,7 @@ class JudgeKind(NamedTuple):
     section: str
     level: str
     backends: tuple  # schemas.backends.Backend rows
-    config: type  # a frozen dataclass of schemas.config.key fields
+    config: type | None  # a frozen dataclass of schemas.config.key fields (None: see model_keys)
     meaning: str
     # the store columns its own stage writes (non_answer, time_sensitive, instruction_like): such a judge is built
     # in, applied where its stage applies it, and always recorded in the manifest ("off" when its section turns it
@@ -75,10 +75,19 @@ class JudgeKind(NamedTuple):
     columns: tuple[str, ...] = ()
     # whether a config section turns it on (default: its ``enabled`` key, where it has one)
     applies: Callable[[Any], bool] = enabled
+    # the keys of the ``models`` section that name its models, for a judge whose models are chosen there and not in
+    # a section of its own (GEC: gec_en and gec_zh, intent: intent; ``config`` None, thresholds in ``filter``):
+    # each key's model is checked against ``backends`` and recorded in the manifest under the key's name
+    model_keys: tuple[str, ...] = ()
 
     @property
     def built_in(self) -> bool:
         return bool(self.columns)
+
+    @property
+    def has_section(self) -> bool:
+        """Whether it has a config section of its own (``config``), joined to the build config."""
+        return self.config is not None
 
 
 class QuestionJudge(Protocol):

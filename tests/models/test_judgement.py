@@ -103,6 +103,9 @@ def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
     row = Backend("shout:", lambda target, ctx: ShoutGec(), lambda target, ctx: f"shout-gec-v1@{target}", "dir",
                   "shout:/path")
     monkeypatch.setattr(gec, "BACKENDS", gec.BACKENDS + (row,))
+    # the declaration (gec.JUDGE) holds the table it was made with: the wired list gets the one with the new row
+    monkeypatch.setattr(registry, "JUDGES", tuple(j._replace(backends=gec.BACKENDS) if j is gec.JUDGE else j
+                                                  for j in registry.JUDGES))
     with pytest.raises(ConfigError, match=r"lm:/path, seq2seq:/path or shout:/path, got 'bert'"):
         load_config(None, {"models.gec_en": "bert"})
     with pytest.raises(ConfigError, match="models.gec_en: model directory '/no/such' does not exist"):

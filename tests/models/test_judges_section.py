@@ -101,3 +101,15 @@ def test_an_unknown_name_is_one_error_line_with_the_choices(wired, overrides, me
 
 def test_a_config_without_the_section_applies_every_wired_judge_in_wiring_order(wired):
     assert [s for s, _ in judge_sections(BuildConfig(), QUESTION)] == ["standalone", "too_short"]
+
+
+def test_gec_and_intent_are_entries_whose_models_the_models_section_names():
+    gec = registry.model_key_judge("gec_zh")
+    assert gec.section == "gec" and gec.model_keys == ("gec_en", "gec_zh") and not gec.has_section
+    assert registry.model_key_judge("intent").columns == ("intent_score", "intent_details", "passed_intent")
+    models_cfg = load_config(None, {"models.gec_en": "quire"}).models
+    ids = registry.model_identities(models_cfg, default_config().aggregation)
+    assert ids["gec_en"] == registry.gec_identity("quire") and ids["gec_zh"] == registry.gec_identity("zh-ngram")
+    assert "gec" not in ids and not hasattr(default_config(), "gec")  # its keys stay in models and filter
+    with pytest.raises(ConfigError, match=r"^config: models.gec_zh must be one of quire-ngram, .* got 'bert'$"):
+        load_config(None, {"models.gec_zh": "bert"})

@@ -48,8 +48,8 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
     para = registry.paraphrase_models(models_cfg, ParaphraseConfig())
     loaded["paraphrase"] = (f"{para.judge.model_id}[{para.embedders['en'].model_id},"
                             f"{para.embedders['zh'].model_id}]")
-    for j in registry.JUDGES:  # each judge at its section's defaults: those its defaults apply
-        if j.built_in or j.applies(j.config()):
+    for j in registry.JUDGES:  # each judge with a section at its defaults: those its defaults apply
+        if j.has_section and (j.built_in or j.applies(j.config())):
             loaded[j.section] = registry.judge_model(j.section, j.config(), models_cfg).model_id
     assert registry.model_identities(models_cfg, agg_cfg) == loaded
 
