@@ -79,6 +79,9 @@ class JudgeKind(NamedTuple):
     # a section of its own (GEC: gec_en and gec_zh, intent: intent; ``config`` None, thresholds in ``filter``):
     # each key's model is checked against ``backends`` and recorded in the manifest under the key's name
     model_keys: tuple[str, ...] = ()
+    # the reasons it gives an item it flags, for a judge without columns (its verdict is recorded as the item's
+    # reason: questions.parquet's ``reason``, an answer's ``non_answer_reason``): the report counts them
+    reasons: tuple[str, ...] = ()
 
     @property
     def built_in(self) -> bool:
