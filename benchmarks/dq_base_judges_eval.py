@@ -29,16 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     from models.config_check import load_config
-    from models.registry import non_answer_detector, time_sensitivity_detector
+    from models.registry import judge_model
     from schemas.judgement import verdicts
 
     rows = load(split=None if args.split == "all" else args.split)
     cfg = load_config(None)
     items = [(r["question"], r["answer"], "zh") for r in rows]
     langs = ["zh"] * len(rows)
-    nonanswer = non_answer_detector(cfg.models, cfg.non_answer)
+    nonanswer = judge_model("non_answer", cfg.non_answer, cfg.models)
     na = [bool(reason) for _, reason in verdicts(nonanswer, nonanswer.judgements(items), langs)]
-    timely = time_sensitivity_detector(cfg.models, cfg.time_sensitive)
+    timely = judge_model("time_sensitive", cfg.time_sensitive, cfg.models)
     ts = [bool(reason) for _, reason in timely.score([r["question"] for r in rows], langs)]
     out = {"split": args.split, "non_answer": {"model": nonanswer.model_id,
                                                **prf(na, [int(r["non_answer"]) for r in rows])},

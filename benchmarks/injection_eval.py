@@ -44,9 +44,10 @@ def read_rows(path: Path, split: str) -> list[dict]:
 
 def evaluate(rows: list[dict], threshold: float = -1.0) -> dict:
     from models import registry
-    from schemas.config import InjectionConfig, ModelsConfig
+    from models.injection.config import InjectionConfig
+    from schemas.config import ModelsConfig
 
-    judge = registry.injection_judge(ModelsConfig(), InjectionConfig(threshold=threshold))
+    judge = registry.judge_model("injection", InjectionConfig(threshold=threshold), ModelsConfig())
     verdicts = judge.score([(r["question"], r["answer"], r["lang"]) for r in rows])
     out: dict = {"judge": judge.model_id, "langs": {}, "kinds": {}, "reasons": {}, "errors": []}
     for lang in sorted({r["lang"] for r in rows}) + ["all"]:
@@ -97,9 +98,10 @@ def real_answers(data: Path) -> list[tuple[str, str, str]]:
 
 def real_false_flags(data: Path, threshold: float = -1.0) -> dict:
     from models import registry
-    from schemas.config import InjectionConfig, ModelsConfig
+    from models.injection.config import InjectionConfig
+    from schemas.config import ModelsConfig
 
-    judge = registry.injection_judge(ModelsConfig(), InjectionConfig(threshold=threshold))
+    judge = registry.judge_model("injection", InjectionConfig(threshold=threshold), ModelsConfig())
     items = real_answers(data)
     verdicts = judge.score([(q, a, "en") for _, q, a in items])
     res: dict = {"judge": judge.model_id, "sources": {}, "flagged": []}

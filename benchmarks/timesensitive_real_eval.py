@@ -41,8 +41,17 @@ def read_rows(path: Path) -> list[dict]:
 
 def predict(paths: list[Path], systems: list[str]) -> dict:
     """{tsv path: {system: [reason or "" per row]}} with the code on sys.path (this tree's or --before's)."""
-    from models.registry import time_sensitivity_detector
-    from schemas.config import ModelsConfig, TimeSensitiveConfig
+    from schemas.config import ModelsConfig
+
+    try:
+        from models.registry import judge_model
+        from models.timesensitive.config import TimeSensitiveConfig
+
+        def time_sensitivity_detector(models_cfg, cfg):
+            return judge_model("time_sensitive", cfg, models_cfg)
+    except ImportError:  # a --before tree from before each judge declared its own config section
+        from models.registry import time_sensitivity_detector
+        from schemas.config import TimeSensitiveConfig
 
     detectors = {}
     if "default" in systems or "head" in systems:

@@ -5,6 +5,7 @@ names). ``load_config`` is what the command-line tools call (schemas.config does
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -12,50 +13,81 @@ from models import registry
 from models.aggregators import backends as aggregators
 from models.embedders import backends as embedders
 from models.factory import wired_sections
-from models.gec import backends as gec
-from models.injection import backends as injection
-from models.intent import backends as intent
-from models.nonanswer import backends as nonanswer
 from models.paraphrase import backends as paraphrase
-from models.timesensitive import backends as timesensitive
 from models.topics import backends as topics
 from schemas.backends import Backend, choices, resolve
-from schemas.config import BuildConfig, with_sections
+from schemas.config import BuildConfig, key, shown, with_sections
 from schemas.config import config_from_dict as structural_config_from_dict
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
-from schemas.judgement import JudgeKind
+from schemas.judgement import ANSWER, LEVELS, PAIR, QUESTION, JudgeKind
 
 _CLASSES: dict[tuple, type] = {}
 
+JUDGES_MEANING = ("Which judges each level's stage applies, and in what order (like a filter chain): per level, the "
+                  "config sections of the judges without store columns of their own (the built-in non_answer, "
+                  "time_sensitive and injection judges are set in their own sections). A judge is applied when it "
+                  "is listed here and its section does not say `enabled: false`. The order is that of a question's "
+                  "reasons (questions.parquet's `reason`, joined by +), and an answer that several flag carries the "
+                  "first one's reason.")
+_LEVEL_MEANINGS = {QUESTION: "questions, where GEC and intent are (their reasons: questions.parquet's `reason`)",
+                   ANSWER: "answers, after the non-answer judge (an answer one flags is shut out as a non-answer is)",
+                   PAIR: "the paraphrase stage's candidate pairs (a pair one flags is never merged)"}
+
+
+def _known_judges(level: str, choices: tuple[str, ...]):
+    def check(path: str, names: tuple[str, ...]) -> None:
+        for name in names:
+            if name not in choices:
+                known = f"choices: {', '.join(choices)}" if choices else f"no {level} judge is wired"
+                a = "an" if level[0] in "aeiou" else "a"
+                raise ConfigError(f"config: {path}: {shown(name)} is not {a} {level} judge ({known})")
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ConfigError(f"config: {path} lists {shown(twice[0])} twice")
+    return check
+
+
+def judges_section(judges: tuple[JudgeKind, ...], name: str) -> type:
+    """The ``judges`` section: a list per level (schemas.judgement.LEVELS) of the config sections of ``judges``
+    without store columns at that level, its default all of them in wiring order."""
+    fields = []
+    for level in LEVELS:
+        choices = tuple(j.section for j in judges if j.level == level and not j.built_in)
+        fields.append((level, tuple[str, ...], key(choices, f"The judges of {_LEVEL_MEANINGS[level]}, in order "
+                                                          f"(any of: {', '.join(choices) or 'none is wired'}).",
+                                                   check=_known_judges(level, choices))))
+    cls = dataclasses.make_dataclass(name, fields, frozen=True)
+    cls.__module__ = __name__
+    globals()[name] = cls
+    return cls
+
 
 def config_class(judges: tuple[JudgeKind, ...] | None = None) -> type:
-    """BuildConfig with a section for each judge of ``judges`` (default: models.registry.JUDGES), in wiring order
-    after its own: a judge's keys are declared once, in its folder (``JudgeKind.config``)."""
+    """BuildConfig with the ``judges`` section (:func:`judges_section`) and a section for each judge of ``judges``
+    (default: models.registry.JUDGES), in wiring order after its own: a judge's keys are declared once, in its
+    folder (``JudgeKind.config``)."""
     judges = registry.JUDGES if judges is None else judges
-    sections = tuple((j.section, j.config, j.meaning) for j in judges)
-    if sections not in _CLASSES:
+    if judges not in _CLASSES:
         # found by name where it is unpickled: the first (the wired judges', made on import) is Config, others
         # (tests wiring further judges) get a numbered name
-        name = f"Config{len(_CLASSES)}" if _CLASSES else "Config"
-        _CLASSES[sections] = cls = with_sections(BuildConfig, sections, name, __name__)
-        globals()[name] = cls
-    return _CLASSES[sections]
+        n = f"{len(_CLASSES)}" if _CLASSES else ""
+        sections = ((("judges", judges_section(judges, f"Judges{n}"), JUDGES_MEANING),)
+                    + tuple((j.section, j.config, j.meaning) for j in judges if j.has_section))
+        _CLASSES[judges] = cls = with_sections(BuildConfig, sections, f"Config{n}", __name__)
+        globals()[f"Config{n}"] = cls
+    return _CLASSES[judges]
 
 
 def _config_slots(cfg: BuildConfig) -> list[tuple[str, str, tuple]]:
     """(config path, its value, the kind's table) of every model name a config gives."""
     m = cfg.models
-    return ([("models.gec_en", m.gec_en, gec.BACKENDS), ("models.gec_zh", m.gec_zh, gec.BACKENDS),
-             ("models.intent", m.intent, intent.BACKENDS)]
+    return ([(f"models.{name}", getattr(m, name), j.backends) for j in registry.JUDGES for name in j.model_keys]
             + [(f"models.{name}", getattr(m, name), embedders.BACKENDS) for name in registry.EMBEDDER_FIELDS]
             + [("aggregation.backend", cfg.aggregation.backend, aggregators.BACKENDS),
                ("paraphrase.judge", cfg.paraphrase.judge, paraphrase.BACKENDS),
-               ("non_answer.model", cfg.non_answer.model, nonanswer.BACKENDS),
-               ("time_sensitive.model", cfg.time_sensitive.model, timesensitive.BACKENDS),
-               ("injection.model", cfg.injection.model, injection.BACKENDS),
                ("topics.backend", cfg.topics.backend, topics.BACKENDS)]
-            + [(f"{section}.model", section_cfg.model, {j.section: j.backends for j in registry.JUDGES}[section])
+            + [(f"{section}.model", section_cfg.model, registry.judge_kind(section).backends)
                for section, section_cfg in wired_sections(cfg)])
 
 

@@ -11,12 +11,9 @@ from models import registry
 from models.aggregators.base import Aggregator
 from models.embedders.base import Embedder
 from models.qtype import QuestionTypeClassifier
-from models.registry import (ParaphraseModels, ScoringModels, aggregator, configured_judges, embedder,
-                             injection_identity, injection_judge, judge_identities, model_identities,
-                             non_answer_detector, paraphrase_models, qtype_classifier, scoring_models,
-                             time_sensitivity_detector)
-from schemas.config import (AggregationConfig, BuildConfig, InjectionConfig, InputConfig, ModelsConfig,
-                            NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig)
+from models.registry import (ParaphraseModels, ScoringModels, aggregator, configured_judges, embedder, judge_model,
+                             model_identities, paraphrase_models, qtype_classifier, scoring_models)
+from schemas.config import AggregationConfig, BuildConfig, InputConfig, ModelsConfig, ParaphraseConfig
 from schemas.judgement import ANSWER, PAIR, QUESTION
 
 
@@ -56,20 +53,22 @@ class RegistryModels:
     aggregation: AggregationConfig
     cache_dir: str | None = None
     para: ParaphraseConfig = ParaphraseConfig()
-    non_answers: NonAnswerConfig = NonAnswerConfig()
-    time: TimeSensitiveConfig = TimeSensitiveConfig()
-    injections: InjectionConfig = InjectionConfig()
     language_detector: str = InputConfig.language_detector  # validation loads it: models.language
-    # (section, its config) of each applied judge of models.registry.JUDGES, per level
+    # (section, its config) of every wired judge (models.registry.JUDGES): the built-in ones' sections are read here
+    judges: tuple = ()
+    # (section, its config) of each applied judge without columns of its own, per level, in the config's order
     questions: tuple = ()
     answers: tuple = ()
     pairs: tuple = ()
 
     @classmethod
     def of(cls, cfg: BuildConfig, cache_dir: str | None = None) -> "RegistryModels":
-        return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.non_answer, cfg.time_sensitive,
-                   cfg.injection, cfg.input.language_detector, question_sections(cfg), judge_sections(cfg, ANSWER),
-                   judge_sections(cfg, PAIR))
+        return cls(cfg.models, cfg.aggregation, cache_dir, cfg.paraphrase, cfg.input.language_detector,
+                   wired_sections(cfg), question_sections(cfg), judge_sections(cfg, ANSWER), judge_sections(cfg, PAIR))
+
+    def section(self, name: str):
+        """The config of the wired judge ``name`` (its defaults where this factory was made without it)."""
+        return dict(self.judges).get(name) or registry.judge_kind(name).config()
 
     def scoring(self) -> ScoringModels:
         return scoring_models(self.models, self.cache_dir, self.questions)
@@ -87,14 +86,15 @@ class RegistryModels:
         return paraphrase_models(self.models, self.para, self.cache_dir)
 
     def non_answer(self):
-        return non_answer_detector(self.models, self.non_answers, self.cache_dir)
+        return judge_model("non_answer", self.section("non_answer"), self.models, self.cache_dir)
 
     def time_sensitivity(self):
-        return time_sensitivity_detector(self.models, self.time, self.cache_dir)
+        return judge_model("time_sensitive", self.section("time_sensitive"), self.models, self.cache_dir)
 
     def injection(self):
         """The instruction-like answer judge, or None (injection.enabled: false)."""
-        return injection_judge(self.models, self.injections)
+        injection = self.section("injection")
+        return judge_model("injection", injection, self.models, self.cache_dir) if injection.enabled else None
 
     def answer_judges(self) -> tuple:
         return configured_judges(self.answers, self.models, self.cache_dir)
@@ -105,25 +105,30 @@ class RegistryModels:
     def identities(self) -> dict[str, str]:
         from models.language.detector import detector_identity
 
-        return dict(model_identities(self.models, self.aggregation, self.para, self.non_answers, self.time),
-                    language=detector_identity(self.language_detector),
-                    injection=injection_identity(self.models, self.injections),
-                    **judge_identities(self.questions + self.answers + self.pairs, self.models))
+        builtin = tuple((j.section, self.section(j.section)) for j in registry.JUDGES if j.built_in and j.has_section)
+        ids = model_identities(self.models, self.aggregation, self.para,
+                               builtin + self.questions + self.answers + self.pairs)
+        return dict(ids, language=detector_identity(self.language_detector))
 
 
 def wired_sections(cfg: BuildConfig, level: str | None = None) -> tuple:
-    """(section, its config) of every wired judge (models.registry.JUDGES), or of those at ``level``: the config's
+    """(section, its config) of every wired judge with a section (models.registry.JUDGES), or of those at ``level``: the config's
     section (models.config_check joins each judge's to the build config), or the judge's defaults where ``cfg`` is
     a BuildConfig without it."""
     return tuple((j.section, getattr(cfg, j.section, None) or j.config()) for j in registry.JUDGES
-                 if level in (None, j.level))
+                 if j.has_section and level in (None, j.level))
 
 
 def judge_sections(cfg: BuildConfig, level: str) -> tuple:
-    """(section, its config) of the wired judges at ``level`` a build applies: those whose section does not say
-    ``enabled: false``."""
-    return tuple((section, section_cfg) for section, section_cfg in wired_sections(cfg, level)
-                 if getattr(section_cfg, "enabled", True))
+    """(section, its config) of the judges without columns of their own at ``level`` that a build applies (the
+    built-in ones are applied by their own stages), in order: those the config's ``judges.<level>`` lists (default,
+    or where ``cfg`` has no such section: every wired one, in wiring order) whose section does not turn them off."""
+    wired = dict(wired_sections(cfg, level))
+    listed = getattr(getattr(cfg, "judges", None), level, None)
+    if listed is None:
+        listed = tuple(j.section for j in registry.judges_at(level))
+    return tuple((section, wired[section]) for section in listed
+                 if section in wired and registry.judge_kind(section).applies(wired[section]))
 
 
 def question_sections(cfg: BuildConfig) -> tuple:

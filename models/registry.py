@@ -4,16 +4,14 @@ Each kind's package exports ``BACKENDS`` (schemas.backends.Backend rows: a name 
 it, its identity without loading, and what a prefix's target must be):
 
 - embedders (``models.embedder``, ``models.intent_embedder_*``): models/embedders/backends.py
-- GEC (``models.gec_en``, ``models.gec_zh``): models/gec/backends.py
-- intent (``models.intent``): models/intent/backends.py
 - aggregation (``aggregation.backend``): models/aggregators/backends.py
 - paraphrase judge (``paraphrase.judge``): models/paraphrase/backends.py
-- non-answers (``non_answer.model``), time-sensitivity (``time_sensitive.model``): models/nonanswer,
-  models/timesensitive
-- instruction-like answers (``injection.model``): models/injection
 - topics for review (``topics.backend``): models/topics
-- further judges of questions, answers or question pairs: :data:`JUDGES` (each kind's declaration, one line
-  each): ``standalone.model`` (models/standalone)
+- judges of questions, answers or question pairs: :data:`JUDGES` (each kind's declaration,
+  schemas.judgement.JudgeKind, one line each): GEC (``models.gec_en``, ``models.gec_zh``: models/gec), intent
+  (``models.intent``: models/intent), ``non_answer.model`` (models/nonanswer), ``time_sensitive.model``
+  (models/timesensitive), ``injection.model`` (models/injection), ``standalone.model`` (models/standalone),
+  ``answer_match.model`` (models/answermatch)
 
 Adding a backend is adding a row to its kind's table; nothing here changes. :func:`model_identities` gives the
 identity of every model a build uses without loading any (the manifest records them; caches are keyed on them).
@@ -48,8 +46,7 @@ from models.gec.base import GecScorer
 from models.intent.base import IntentScorer
 from models.calls import MeteredModel
 from models.qtype import QuestionTypeClassifier
-from schemas.config import (AggregationConfig, InjectionConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig,
-                            TimeSensitiveConfig, TopicsConfig)
+from schemas.config import AggregationConfig, ModelsConfig, ParaphraseConfig, TopicsConfig
 from schemas.errors import ConfigError, ModelLoadError
 from schemas.backends import Backend, choices, resolve
 from schemas.judgement import Configured, JudgeKind
@@ -57,20 +54,42 @@ from schemas.layout import VECTOR_CACHE
 
 EMBEDDER_FIELDS = ("intent_embedder_en", "intent_embedder_zh", "embedder")  # the models.* keys naming embedders
 
-# The judges beyond the built-in ones (GEC, intent, non-answers, time-sensitivity, instruction-like answers), each
-# declared once by its kind's folder (``backends.JUDGE``: schemas.judgement.JudgeKind, its config section, the
-# level it judges and its backend table): wiring a judge is one line here, and the registry, the config checks,
-# the manifest's identities, the stages and the score cache follow from the list. Judges of one level are applied
-# and recorded in this order.
+# Every judge, each declared once by its kind's folder (``backends.JUDGE``: schemas.judgement.JudgeKind, its config
+# section, the level it judges, its backend table and, for a built-in one, the store columns its own stage writes):
+# wiring a judge is one line here, and the config sections and checks, the loading, the manifest's identities, the
+# stages and the score cache follow from the list. The config's ``judges.<level>`` lists (default: this order) say
+# which judges without columns each level's stage applies, and in what order.
 JUDGES: tuple[JudgeKind, ...] = (
+    gec.JUDGE,  # built in: grammatical errors (models.gec_en, models.gec_zh; filter.gec_threshold): low_gec
+    intent.JUDGE,  # built in: a clear, self-contained request (models.intent; filter.intent_threshold): low_intent
+    nonanswer.JUDGE,  # built in: answers that do not answer (answers.non_answer)
+    timesensitive.JUDGE,  # built in: questions whose answers go stale (time_sensitive)
+    injection.JUDGE,  # built in: instruction-like answers (answers.instruction_like)
     standalone.JUDGE,  # questions that cannot stand alone: no_subject
     answermatch.JUDGE,  # answers that do not answer their question: does_not_answer
 )
 
 
 def judges_at(level: str) -> tuple[JudgeKind, ...]:
-    """The wired judges that judge ``level`` (schemas.judgement.LEVELS), in wiring order."""
-    return tuple(j for j in JUDGES if j.level == level)
+    """The wired judges without store columns of their own that judge ``level`` (schemas.judgement.LEVELS), in
+    wiring order: those a config's ``judges.<level>`` may list."""
+    return tuple(j for j in JUDGES if j.level == level and not j.built_in)
+
+
+def judge_kind(section: str) -> JudgeKind:
+    """The wired judge whose config section is ``section``."""
+    for j in JUDGES:
+        if j.section == section and j.has_section:
+            return j
+    raise ModelLoadError(f"model: no judge is wired for config section {section!r}")
+
+
+def model_key_judge(name: str) -> JudgeKind:
+    """The wired judge whose model the ``models`` section's key ``name`` names (``gec_en``: GEC)."""
+    for j in JUDGES:
+        if name in j.model_keys:
+            return j
+    raise ModelLoadError(f"model: no judge reads models.{name}")
 
 
 def _names(table) -> tuple[str, ...]:
@@ -82,9 +101,6 @@ GEC_BACKENDS = _names(gec.BACKENDS)  # and lm:/dir, seq2seq:/dir
 INTENT_BACKENDS = _names(intent.BACKENDS)  # and classifier:/dir
 AGGREGATION_BACKENDS = _names(aggregators.BACKENDS)  # and hf:/dir, http(s)://host:port
 PARAPHRASE_JUDGES = _names(paraphrase.BACKENDS)  # and pair-lr:/params.json
-NON_ANSWER_MODELS = _names(nonanswer.BACKENDS)  # and embedding:/params.json, hf:/dir
-TIME_SENSITIVE_MODELS = _names(timesensitive.BACKENDS)  # and embedding:/params.json, hf:/dir
-INJECTION_MODELS = _names(injection.BACKENDS)
 TOPIC_BACKENDS = _names(topics.BACKENDS)
 
 _LOCK = threading.RLock()
@@ -190,7 +206,7 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
 # ---- GEC, intent, question type and further question judges ------------------------------------
 
 def _gec_context(batch_size: int = 32) -> LoadContext:
-    return LoadContext("GEC backend", gec.BACKENDS, batch_size=batch_size)
+    return LoadContext("GEC backend", model_key_judge("gec_en").backends, batch_size=batch_size)
 
 
 def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
@@ -207,7 +223,7 @@ def gec_identity(name: str) -> str:
 
 
 def _intent_context(cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext("intent backend", intent.BACKENDS, models=cfg, cache_dir=cache_dir)
+    return LoadContext("intent backend", model_key_judge("intent").backends, models=cfg, cache_dir=cache_dir)
 
 
 def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScorer:
@@ -215,33 +231,45 @@ def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScor
     return _load(cfg.intent, _intent_context(cfg, cache_dir))
 
 
-def intent_identity(cfg: ModelsConfig) -> str:
-    return _bound(cfg.intent, _intent_context(cfg)).identity()
-
-
 def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
-    table = {j.section: j.backends for j in JUDGES}.get(section)
-    if table is None:
-        raise ModelLoadError(f"model: no judge is wired for config section {section!r}")
-    return LoadContext(f"{section} model", table, models=models_cfg, section=section_cfg, cache_dir=cache_dir,
-                       batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
+    return LoadContext(f"{section} model", judge_kind(section).backends, models=models_cfg, section=section_cfg,
+                       cache_dir=cache_dir, batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
                        device=models_cfg.device)
+
+
+def judge_model(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig(), cache_dir: str | None = None):
+    """The model ``section.model`` names (section: a wired judge's config section, e.g. ``non_answer``), loaded
+    once per process: the built-in judges' loaders apply ``section.threshold`` themselves (``embedding`` is the
+    non-answer and time-sensitivity judges' packaged head over the config's embedders' spaces)."""
+    return _load(section_cfg.model, _judge_context(section, section_cfg, models_cfg, cache_dir))
+
+
+def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig()) -> str:
+    """The identity of the model ``section.model`` names, without loading it; "off" where the section turns its
+    judge off (JudgeKind.applies: ``enabled: false``, time_sensitive's ``policy: keep``)."""
+    if not judge_kind(section).applies(section_cfg):
+        return "off"
+    return _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
+
+
+def model_key_identity(name: str, models_cfg: ModelsConfig) -> str:
+    """The identity of the model the ``models`` section's key ``name`` names for its judge (JudgeKind.model_keys:
+    ``gec_en``, ``intent``), without loading it."""
+    ctx = LoadContext(f"models.{name} backend", model_key_judge(name).backends, models=models_cfg)
+    return _bound(getattr(models_cfg, name), ctx).identity()
 
 
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
     """The judges of ``sections`` ((config section, its config) of wired JUDGES), each at its config threshold
     (schemas.judgement.Configured: the judge scores, its stage decides)."""
-    out = []
-    for section, section_cfg in sections:
-        ctx = _judge_context(section, section_cfg, models_cfg, cache_dir)
-        out.append(Configured(_load(section_cfg.model, ctx), section_cfg.threshold,
-                              _bound(section_cfg.model, ctx).identity()))
-    return tuple(out)
+    return tuple(Configured(judge_model(section, section_cfg, models_cfg, cache_dir), section_cfg.threshold,
+                            judge_identity(section, section_cfg, models_cfg))
+                 for section, section_cfg in sections)
 
 
 def judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str]:
-    return {section: _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
-            for section, section_cfg in sections}
+    """{section: identity} of ``sections`` ((config section, its config) of wired JUDGES)."""
+    return {section: judge_identity(section, section_cfg, models_cfg) for section, section_cfg in sections}
 
 
 def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None, questions: tuple = ()) -> ScoringModels:
@@ -310,40 +338,6 @@ def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:
             f"{embedder_identity(models_cfg.intent_embedder_zh)}]")
 
 
-# ---- non-answers and time-sensitivity --------------------------------------------------------------
-
-def _non_answer_context(models_cfg: ModelsConfig, cfg: NonAnswerConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext("non-answer model", nonanswer.BACKENDS, models=models_cfg, section=cfg, cache_dir=cache_dir)
-
-
-def non_answer_detector(models_cfg: ModelsConfig, cfg: NonAnswerConfig, cache_dir: str | None = None):
-    """``non_answer.model``: ``embedding`` (the packaged head over ``models.embedder``'s space), ``embedding:P``,
-    ``rules`` or ``hf:DIR`` (models.nonanswer), at ``non_answer.threshold``."""
-    return _load(cfg.model, _non_answer_context(models_cfg, cfg, cache_dir))
-
-
-def non_answer_identity(models_cfg: ModelsConfig, cfg: NonAnswerConfig) -> str:
-    return _bound(cfg.model, _non_answer_context(models_cfg, cfg)).identity()
-
-
-def _time_context(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext("time-sensitivity model", timesensitive.BACKENDS, models=models_cfg, section=cfg,
-                       cache_dir=cache_dir)
-
-
-def time_sensitivity_detector(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig, cache_dir: str | None = None):
-    """``time_sensitive.model``: ``embedding`` (the packaged head over the intent embedders' spaces, so scoring's
-    vectors serve it), ``embedding:P``, ``rules`` or ``hf:DIR`` (models.timesensitive), at
-    ``time_sensitive.threshold``."""
-    return _load(cfg.model, _time_context(models_cfg, cfg, cache_dir))
-
-
-def time_sensitivity_identity(models_cfg: ModelsConfig, cfg: TimeSensitiveConfig) -> str:
-    if cfg.policy == "keep":
-        return "off"
-    return _bound(cfg.model, _time_context(models_cfg, cfg)).identity()
-
-
 # ---- aggregators -------------------------------------------------------------------------------
 
 def _aggregation_context(models_cfg: ModelsConfig, cfg: AggregationConfig, cache_dir: str | None = None
@@ -365,26 +359,6 @@ def aggregator_identity(models_cfg: ModelsConfig, cfg: AggregationConfig) -> str
     return _bound(cfg.backend, _aggregation_context(models_cfg, cfg)).identity()
 
 
-# ---- instruction-like answers ------------------------------------------------------------------------
-
-def _injection_context(models_cfg: ModelsConfig, cfg: InjectionConfig) -> LoadContext:
-    return LoadContext("injection model", injection.BACKENDS, models=models_cfg, section=cfg)
-
-
-def injection_judge(models_cfg: ModelsConfig, cfg: InjectionConfig):
-    """``injection.model`` at ``injection.threshold`` (models.injection.base.ConfiguredInjection); None when
-    ``injection.enabled`` is false."""
-    if not cfg.enabled:
-        return None
-    return _load(cfg.model, _injection_context(models_cfg, cfg))
-
-
-def injection_identity(models_cfg: ModelsConfig, cfg: InjectionConfig) -> str:
-    if not cfg.enabled:
-        return "off"
-    return _bound(cfg.model, _injection_context(models_cfg, cfg)).identity()
-
-
 # ---- topics -------------------------------------------------------------------------------------
 
 def _topics_context(cfg: TopicsConfig) -> LoadContext:
@@ -404,21 +378,29 @@ def topic_model_identity(cfg: TopicsConfig) -> str:
     return _bound(cfg.backend, _topics_context(cfg)).identity()
 
 
-def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig,
-                     para_cfg: ParaphraseConfig | None = None, non_answer_cfg: NonAnswerConfig | None = None,
-                     time_cfg: TimeSensitiveConfig | None = None) -> dict[str, str]:
+def recorded_sections(sections: tuple) -> tuple:
+    """Of ``sections`` ((config section, its config) of wired JUDGES), those the manifest records: the built-in
+    judges always (their columns are in the store, "off" when not judged), the others where applied."""
+    return tuple((section, section_cfg) for section, section_cfg in sections
+                 if judge_kind(section).built_in or judge_kind(section).applies(section_cfg))
+
+
+def model_identities(models_cfg: ModelsConfig, agg_cfg: AggregationConfig, para_cfg: ParaphraseConfig | None = None,
+                     judges: tuple | None = None) -> dict[str, str]:
     """What the manifest records as the identity of every model a build uses; loads no model and calls no
-    endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``)."""
+    endpoint (an HTTP backend with ``llm_model: auto`` is recorded as ``#auto``). The judges' entries come from
+    JUDGES: those whose models the ``models`` section names (GEC, intent) under each key's name, and those of
+    ``judges`` ((config section, its config) of the judges with sections a build applies; default: every wired
+    one at its section's defaults) after the rest, as :func:`recorded_sections` says."""
     from models.qtype import qtype_identity
 
+    if judges is None:
+        judges = tuple((j.section, j.config()) for j in JUDGES if j.has_section)
     return {
         "paraphrase": paraphrase_identity(models_cfg, para_cfg or ParaphraseConfig()),
-        "gec_en": gec_identity(models_cfg.gec_en),
-        "gec_zh": gec_identity(models_cfg.gec_zh),
-        "intent": intent_identity(models_cfg),
+        **{name: model_key_identity(name, models_cfg) for j in JUDGES for name in j.model_keys},
         "embedder": embedder_identity(models_cfg.embedder),
         "qtype": qtype_identity(embedder_identity(models_cfg.embedder)),
         "aggregator": aggregator_identity(models_cfg, agg_cfg),
-        "non_answer": non_answer_identity(models_cfg, non_answer_cfg or NonAnswerConfig()),
-        "time_sensitive": time_sensitivity_identity(models_cfg, time_cfg or TimeSensitiveConfig()),
+        **judge_identities(recorded_sections(judges), models_cfg),
     }

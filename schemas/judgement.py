@@ -13,7 +13,7 @@ whose score is *at or above* it. A config threshold of :data:`OWN_THRESHOLD` (-1
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 OWN_THRESHOLD = -1.0  # a config threshold that means: the judge's own (calibrated) threshold
 # The sure rules (Judgement.sure: they flag at any threshold) were written for, and measured on, single short
@@ -44,6 +44,11 @@ QUESTION, ANSWER, PAIR = "question", "answer", "pair"  # what a judge reads
 LEVELS = (QUESTION, ANSWER, PAIR)
 
 
+def enabled(section_cfg: Any) -> bool:
+    """Whether a judge's config section turns it on: its ``enabled`` key, or on where it has none."""
+    return getattr(section_cfg, "enabled", True)
+
+
 class JudgeKind(NamedTuple):
     """A kind of judge, declared once by its folder (``models/<kind>/backends.py``: ``JUDGE``) and wired by one line
     in models.registry.JUDGES. ``section``: the name of its config section; ``config``: that section's dataclass,
@@ -61,8 +66,31 @@ class JudgeKind(NamedTuple):
     section: str
     level: str
     backends: tuple  # schemas.backends.Backend rows
-    config: type  # a frozen dataclass of schemas.config.key fields
+    config: type | None  # a frozen dataclass of schemas.config.key fields (None: see model_keys)
     meaning: str
+    # the store columns its own stage writes (non_answer, time_sensitive, instruction_like): such a judge is built
+    # in, applied where its stage applies it, and always recorded in the manifest ("off" when its section turns it
+    # off). A judge without columns is applied by its level's stage in the order the config's ``judges.<level>``
+    # lists it, its verdict recorded as the item's reason, and recorded in the manifest only when applied.
+    columns: tuple[str, ...] = ()
+    # whether a config section turns it on (default: its ``enabled`` key, where it has one)
+    applies: Callable[[Any], bool] = enabled
+    # the keys of the ``models`` section that name its models, for a judge whose models are chosen there and not in
+    # a section of its own (GEC: gec_en and gec_zh, intent: intent; ``config`` None, thresholds in ``filter``):
+    # each key's model is checked against ``backends`` and recorded in the manifest under the key's name
+    model_keys: tuple[str, ...] = ()
+    # the reasons it gives an item it flags, for a judge without columns (its verdict is recorded as the item's
+    # reason: questions.parquet's ``reason``, an answer's ``non_answer_reason``): the report counts them
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def built_in(self) -> bool:
+        return bool(self.columns)
+
+    @property
+    def has_section(self) -> bool:
+        """Whether it has a config section of its own (``config``), joined to the build config."""
+        return self.config is not None
 
 
 class QuestionJudge(Protocol):

@@ -37,4 +37,4 @@ def _load(target, ctx):
 
 BACKENDS = (Backend("e5-pairs", _load, _identity),
             Backend("e5-pairs:", _load, _identity, "file", "e5-pairs:/path/model.npz"))
-JUDGE = JudgeKind("answer_match", ANSWER, BACKENDS, AnswerMatchConfig, MEANING)
+JUDGE = JudgeKind("answer_match", ANSWER, BACKENDS, AnswerMatchConfig, MEANING, reasons=("does_not_answer",))

@@ -5,6 +5,7 @@ kind never runs the table's imports (a package that imports its own modules form
 from __future__ import annotations
 
 from schemas.backends import Backend
+from schemas.judgement import QUESTION, JudgeKind
 
 
 def _quire_ngram(target, ctx):
@@ -87,3 +88,9 @@ BACKENDS = (
     Backend("lm:", _causal_lm, _causal_lm_identity, "dir", "lm:/path"),
     Backend("seq2seq:", _seq2seq, _seq2seq_identity, "dir", "seq2seq:/path"),
 )
+
+MEANING = ("Grammatical errors: a question is kept only if its GEC score (1 = needs no correction) is above "
+           "filter.gec_threshold, reason `low_gec`.")
+# built in: the score stage writes questions.parquet's gec_score, gec_details and passed_gec
+JUDGE = JudgeKind("gec", QUESTION, BACKENDS, None, MEANING, ("gec_score", "gec_details", "passed_gec"),
+                  model_keys=("gec_en", "gec_zh"))

@@ -4,8 +4,9 @@ kind never runs the table's imports (a package that imports its own modules form
 
 from __future__ import annotations
 
+from models.injection.config import MEANING, InjectionConfig
 from schemas.backends import Backend
-from schemas.judgement import effective_threshold
+from schemas.judgement import ANSWER, JudgeKind, effective_threshold
 
 
 def _patterns(target, ctx):
@@ -24,3 +25,7 @@ def _patterns_identity(target, ctx) -> str:
 BACKENDS = (
     Backend("patterns", _patterns, _patterns_identity),
 )
+
+# built in: its own stage writes answers.instruction_like*: qa.parquet's (pipelines.stages.nonanswer)
+JUDGE = JudgeKind("injection", ANSWER, BACKENDS, InjectionConfig, MEANING,
+                  ("instruction_like", "instruction_score", "instruction_reason"))

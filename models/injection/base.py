@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from schemas.config import InjectionConfig
+from models.injection.config import InjectionConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 

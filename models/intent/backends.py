@@ -5,6 +5,7 @@ kind never runs the table's imports (a package that imports its own modules form
 from __future__ import annotations
 
 from schemas.backends import Backend
+from schemas.judgement import QUESTION, JudgeKind
 
 
 def _prototype(target, ctx):
@@ -36,3 +37,9 @@ BACKENDS = (
     Backend("prototype", _prototype, _prototype_identity),
     Backend("classifier:", _classifier, _classifier_identity, "dir", "classifier:/path"),
 )
+
+MEANING = ("Intent: a question is kept only if its intent score (1 = a clear, self-contained request) is above "
+           "filter.intent_threshold, reason `low_intent`.")
+# built in: the score stage writes questions.parquet's intent_score, intent_details and passed_intent
+JUDGE = JudgeKind("intent", QUESTION, BACKENDS, None, MEANING, ("intent_score", "intent_details", "passed_intent"),
+                  model_keys=("intent",))

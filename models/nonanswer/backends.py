@@ -4,8 +4,9 @@ kind never runs the table's imports (a package that imports its own modules form
 
 from __future__ import annotations
 
+from models.nonanswer.config import MEANING, NonAnswerConfig
 from schemas.backends import Backend
-from schemas.judgement import effective_threshold
+from schemas.judgement import ANSWER, JudgeKind, effective_threshold
 
 
 def _configured(detector, target, ctx, identity):
@@ -63,3 +64,7 @@ BACKENDS = (
     Backend("embedding:", _embedding, _embedding_identity, "file", "embedding:/params.json"),
     Backend("hf:", _hf, _hf_identity, "dir", "hf:/path"),
 )
+
+# built in: its own stage writes answers.non_answer*: qa.parquet's (pipelines.stages.nonanswer)
+JUDGE = JudgeKind("non_answer", ANSWER, BACKENDS, NonAnswerConfig, MEANING,
+                  ("non_answer", "non_answer_score", "non_answer_reason"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from schemas.config import NonAnswerConfig
+from models.nonanswer.config import NonAnswerConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 

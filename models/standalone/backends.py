@@ -23,4 +23,4 @@ def _rules_identity(target, ctx) -> str:
 
 
 BACKENDS = (Backend("rules", _rules, _rules_identity),)
-JUDGE = JudgeKind("standalone", QUESTION, BACKENDS, StandaloneConfig, MEANING)
+JUDGE = JudgeKind("standalone", QUESTION, BACKENDS, StandaloneConfig, MEANING, reasons=("no_subject",))

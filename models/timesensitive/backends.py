@@ -4,8 +4,9 @@ kind never runs the table's imports (a package that imports its own modules form
 
 from __future__ import annotations
 
+from models.timesensitive.config import MEANING, TimeSensitiveConfig
 from schemas.backends import Backend
-from schemas.judgement import effective_threshold
+from schemas.judgement import QUESTION, JudgeKind, effective_threshold
 
 
 def _configured(detector, target, ctx, identity):
@@ -64,9 +65,18 @@ def _hf_identity(target, ctx) -> str:
                                      effective_threshold(ctx.section.threshold, OWN_THRESHOLD))
 
 
+def _judged(section_cfg) -> bool:
+    # policy keep: not judged (the columns say false)
+    return section_cfg.policy != "keep"
+
+
 BACKENDS = (
     Backend("embedding", _embedding, _embedding_identity),
     Backend("rules", _rules, _rules_identity),
     Backend("embedding:", _embedding, _embedding_identity, "file", "embedding:/params.json"),
     Backend("hf:", _hf, _hf_identity, "dir", "hf:/path"),
 )
+
+# built in: its own stage writes questions.parquet's and qa.parquet's time_sensitive* (pipelines.stages.frontier)
+JUDGE = JudgeKind("time_sensitive", QUESTION, BACKENDS, TimeSensitiveConfig, MEANING,
+                  ("time_sensitive", "time_sensitive_score", "time_sensitive_reason"), _judged)

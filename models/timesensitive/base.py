@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from schemas.config import TimeSensitiveConfig
+from models.timesensitive.config import TimeSensitiveConfig
 from schemas.judgement import Configured, Judgement, verdicts
 
 

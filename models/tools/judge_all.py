@@ -62,7 +62,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     flags = question_flags(registry.configured_judges(question_sections(cfg), cfg.models), texts, scored_lang)
     time_rows = [(0.0, "")] * len(pairs)
     if cfg.time_sensitive.policy != "keep":
-        det = registry.time_sensitivity_detector(cfg.models, cfg.time_sensitive)
+        det = registry.judge_model("time_sensitive", cfg.time_sensitive, cfg.models)
         spaces, own = det.embedders(), models.intent.embedders()
         # scoring's vectors when the detector reads the same space (as the build does)
         reuse = [vectors[i] if spaces.get(det.space(lg)) is not None and own.get(models.intent.space(lg)) is not None
@@ -72,7 +72,7 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     with_answer = [i for i, (_, a) in enumerate(pairs) if a]
     na: dict[int, tuple[float, str]] = {}
     if with_answer:
-        judged = registry.non_answer_detector(cfg.models, cfg.non_answer).score(
+        judged = registry.judge_model("non_answer", cfg.non_answer, cfg.models).score(
             [(pairs[i][0], pairs[i][1], scored_lang[i]) for i in with_answer])
         na = dict(zip(with_answer, judged))
     out = []

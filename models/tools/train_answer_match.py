@@ -75,11 +75,11 @@ def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:
 def default_judge_flags(pairs) -> np.ndarray:
     """What the build's default non-answer judge flags (its config threshold, applied as the stage does)."""
     from models.config_check import load_config
-    from models.registry import non_answer_detector
+    from models.registry import judge_model
     from schemas.judgement import verdicts
 
     cfg = load_config(None)
-    detector = non_answer_detector(cfg.models, cfg.non_answer)
+    detector = judge_model("non_answer", cfg.non_answer, cfg.models)
     items = [(q, a, "zh") for q, a, _ in pairs]
     return np.array([bool(r) for _, r in verdicts(detector, detector.judgements(items), ["zh"] * len(items))])
 

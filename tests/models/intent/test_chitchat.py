@@ -130,14 +130,15 @@ def test_params_must_be_this_version(tmp_path):
 # ---- the packaged head on the packaged models -----------------------------------------------------
 
 def test_packaged_head_matches_the_default_embedders():
-    from models.registry import embedder_identity, intent_identity
+    from models.registry import embedder_identity, model_key_identity
 
     params = load_params(PACKAGED)
     cfg = ModelsConfig()
     assert params["spaces"]["en"]["embedder"] == embedder_identity(cfg.intent_embedder_en)
     assert params["spaces"]["zh"]["embedder"] == embedder_identity(cfg.intent_embedder_zh)
     assert params["threshold"] == THRESHOLD
-    assert intent_identity(cfg).startswith("intent-prototype-v2+chitchat@") and ":en+zh[" in intent_identity(cfg)
+    identity = model_key_identity("intent", cfg)
+    assert identity.startswith("intent-prototype-v2+chitchat@") and ":en+zh[" in identity
 
 
 @pytest.fixture(scope="module")

@@ -86,17 +86,17 @@ def test_head_beats_keywords_length_and_rules_on_the_evaluation_answers():
 
 
 def test_local_hf_classifier_backend_and_registry(tiny_bert_classifier):
-    from models.registry import non_answer_detector, non_answer_identity
-    from schemas.config import ModelsConfig, NonAnswerConfig
+    from models.nonanswer.config import NonAnswerConfig
+    from models.registry import judge_identity, judge_model
 
     cfg = NonAnswerConfig(model=f"hf:{tiny_bert_classifier}", threshold=1.0)
-    det = non_answer_detector(ModelsConfig(), cfg)
+    det = judge_model("non_answer", cfg)
     out = det.score([("how do i reset my password ?", "hello", "en")] * 2)
     assert out[0] == out[1] and 0.0 <= out[0][0] <= 1.0 and out[0][1] == ""  # threshold 1: nothing flagged
-    assert det.model_id == non_answer_identity(ModelsConfig(), cfg)
-    rules = non_answer_detector(ModelsConfig(), NonAnswerConfig(model="rules"))
+    assert det.model_id == judge_identity("non_answer", cfg)
+    rules = judge_model("non_answer", NonAnswerConfig(model="rules"))
     assert rules.score([("Q?", "I'm sorry, but I can't help with that.", "en")])[0][1] == "refusal"
-    packaged = non_answer_identity(ModelsConfig(), NonAnswerConfig())
-    assert packaged == non_answer_detector(ModelsConfig(), NonAnswerConfig()).model_id
+    packaged = judge_identity("non_answer", NonAnswerConfig())
+    assert packaged == judge_model("non_answer", NonAnswerConfig()).model_id
     assert packaged.startswith("nonanswer-embedding-lr-v2@")
-    assert non_answer_identity(ModelsConfig(), NonAnswerConfig(threshold=0.9)).endswith("@0.9")
+    assert judge_identity("non_answer", NonAnswerConfig(threshold=0.9)).endswith("@0.9")

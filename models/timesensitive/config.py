@@ -1,0 +1,24 @@
+"""The time-sensitivity judge's config section (``time_sensitive.*``), joined to the build config by
+models.config_check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schemas.config import key
+
+MEANING = "Questions whose answers go stale."
+
+
+@dataclass(frozen=True)
+class TimeSensitiveConfig:
+    # stale answers: prices, release dates, this year's dates, the latest episode, who holds an office now
+    policy: str = key("flag", "`flag` (mark the entry; wherever it is served its answer says when it was true, the "
+           "period of its logs), `drop` (exclude such entries from the base, reason "
+           "`time_sensitive`; AnswerRetriever then says it has no valid information) or `keep` (not "
+           "judged).", choices=("keep", "flag", "drop"))
+    # the packaged head: models/data/timesensitive_lr.json (docs/measurements/time-sensitive-questions.md)
+    model: str = key("embedding", "`embedding` (the packaged heads over the intent embedders' spaces), "
+           "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.")
+    threshold: float = key(-1.0, "A question is time-sensitive when its score reaches this; -1 takes the model's own.",
+                                 lo=0, hi=1, also=(-1, "the model's own"))
