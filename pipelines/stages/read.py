@@ -202,22 +202,30 @@ class ParseFileFn(beam.DoFn):
         self._meter = None
         self._bytes_done = 0  # of the files this worker has read to their end
         self._handle = None
+        self._size = 0  # of the file being read
 
     def _position(self) -> float:
+        """Bytes of the stored files read: those done, and how far into the current one its reader is (at most
+        its size: a reader reads ahead)."""
         try:
             current = self._handle.tell() if self._handle is not None else 0
         except (OSError, ValueError, AttributeError):  # closed, or a stream that cannot tell
             current = 0
-        return self._bytes_done + current
+        return self._bytes_done + min(current, self._size)
 
     def _opened(self, handle) -> None:
-        self._handle = handle
+        from apache_beam.io.filesystem import CompressedFile
+
+        # a file Beam decompresses (deflate, zstd) tells where it is in the decompressed bytes; its stored file
+        # tells how far into the stored bytes, which the total counts
+        self._handle = getattr(handle, "_file", handle) if isinstance(handle, CompressedFile) else handle
 
     def process(self, file_info: dict):
         from pipelines.beam.metering import StageMeter
 
         if self._meter is None:
             self._meter = StageMeter("read", self._total_bytes or None, position=self._position, unit="MB")
+        self._size = file_info["size"]
         # parse_file turns every fault of the file into rejects: nothing to catch here
         yield from self._meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg,
                                                      self._limits, self._opened))
