@@ -66,7 +66,8 @@ def progress_line(label: str, done: float, elapsed_s: float, total: float | None
     more = f", {extra}" if extra else ""
     if total is None or done > total or total <= 0:
         return f"{label}: {_amount(done, unit)}{' MB' if unit == 'MB' else ' items'} so far{more} ({_rate(rate, unit)})"
-    of = f"{_amount(done, unit)} of {'about ' if estimated else ''}{_amount(total, unit)}{' MB' if unit == 'MB' else ''}"
+    mb = " MB" if unit == "MB" else ""
+    of = f"{_amount(done, unit)} of {'about ' if estimated else ''}{_amount(total, unit)}{mb}"
     share = f"{100 if done >= total else int(100 * done / total)}%"  # 100% only when done
     if done >= total:
         return f"{label}: {of} ({share}){more} in {clock(elapsed_s)}, {_rate(rate, unit)}"
@@ -78,14 +79,15 @@ def progress_bar(label: str, done: float, elapsed_s: float, total: float | None,
     """The same progress as one line redrawn in place on a terminal (schemas.logs draws it)."""
     rate = done / max(elapsed_s, 1e-9)
     if not total or done > total:
-        return f"{label:<14} {_amount(done, unit)}{' MB' if unit == 'MB' else ''} so far  {_rate(rate, unit)}"
+        return f"{label:<17} {_amount(done, unit)}{' MB' if unit == 'MB' else ''} so far  {_rate(rate, unit)}"
     filled = int(BAR_WIDTH * done / total)
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
     if done >= total:
         when = f"done in {clock(elapsed_s)}"
     else:
         when = f"about {clock((total - done) / rate)} left" if rate > 0 else ""
-    return (f"{label:<14} [{bar}] {100 if done >= total else int(100 * done / total):3d}%  {_amount(done, unit)}/{_amount(total, unit)}"
+    share = 100 if done >= total else int(100 * done / total)
+    return (f"{label:<17} [{bar}] {share:3d}%  {_amount(done, unit)}/{_amount(total, unit)}"
             f"{' MB' if unit == 'MB' else ''}  {_rate(rate, unit)}  {when}")
 
 

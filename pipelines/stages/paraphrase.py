@@ -36,7 +36,8 @@ from models.paraphrase.evidence import answer_overlap, answers_disagree
 from models.paraphrase.near_copy import is_long, jaccard
 from models.paraphrase.pair_classifier import space
 from models.factory import ModelFactory
-from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading, metered_call
+from pipelines.beam.metering import (MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading,
+                                     metered_call)
 from schemas.config import ParaphraseConfig
 from schemas.judgement import verdicts
 from schemas.records import Entry, ScoredQuestion

@@ -67,7 +67,8 @@ def test_a_bm25_query_imports_no_torch(shared_fake_base, tmp_path):
     script = ("import json, sys\n"
               "from indexes.query import run\n"
               f"hits = run({str(base)!r}, 'questions', [{question!r}], 3, 0.9, 'bm25')[0]['hits']\n"
-              "heavy = sorted(m for m in ('torch', 'transformers', 'onnxruntime', 'models.registry') if m in sys.modules)\n"
+              "heavy = sorted(m for m in ('torch', 'transformers', 'onnxruntime', 'models.registry')\n"
+              "                if m in sys.modules)\n"
               "print(json.dumps({'heavy': heavy, 'first': hits[0]['question']}))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + str(ROOT / "tests")}
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,

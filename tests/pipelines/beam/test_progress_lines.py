@@ -89,7 +89,8 @@ def _bar_lines(records: list[tuple[str, str | None, bool]]) -> str:
 
 
 def test_a_terminal_draws_bars_in_place_and_ends_them_before_other_lines():
-    assert progress_bar("embed", 6, 2.0, 24) == "embed          [######------------------]  25%  6/24  3/s  about 0:06 left"
+    assert progress_bar("embed", 6, 2.0, 24) == \
+        "embed             [######------------------]  25%  6/24  3/s  about 0:06 left"
     assert progress_bar("embed", 24, 8.0, 24).endswith("100%  24/24  3/s  done in 0:08")
     out = _bar_lines([("embed: 6 of 24", "bar 25%", False), ("embed: 12 of 24", "bar 50%", False),
                       ("published", None, False), ("embed: 24 of 24", "bar 100%", True)])
