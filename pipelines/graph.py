@@ -30,7 +30,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from models.factory import ModelFactory, RegistryModels
-from pipelines.beam.metering import MeteredMap
+from pipelines.beam.metering import MeteredMap, total_of
 from pipelines.beam.sinks import combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
@@ -100,7 +100,7 @@ def _count_questions(accepted, staging: str, previous_state: str | None, sinks: 
                  | "WriteState" >> parquet_sink(FileSystems.join(staging, STATE_DIR), QUESTIONS_FILE,
                                                 QUESTION_STATE_SCHEMA))
     questions = state | "ToQuestionStats" >> MeteredMap.of(
-        "count", lambda kv: to_question_stats(kv[0], kv[1]))
+        "count", lambda kv: to_question_stats(kv[0], kv[1]), total=total_of(state, "CountedQuestions"))
     return state, questions
 
 
@@ -138,7 +138,7 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
     k = cfg.filter.top_k
     candidates = (merged["entries"]
                   | "Eligible" >> beam.Filter(eligible, drop)
-                  | "Candidates" >> SelectTopK(candidates_needed(cfg)))
+                  | "Candidates" >> SelectTopK(candidates_needed(cfg), label="select candidates"))
     member_answers = (state
                       | "CandidateState" >> beam.FlatMap(
                           lambda kv, entry_of: [(entry_of[kv[0]], (kv[0], kv[1][2]))] if kv[0] in entry_of else [],
@@ -149,11 +149,10 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
               | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
-                                                      cfg.non_answer.threshold, candidates_needed(cfg),
-                                                      InjectionSettings.of(cfg.injection)))
+                                                      cfg.non_answer.threshold, InjectionSettings.of(cfg.injection)))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: has_answer(*eg))
-                | "Select" >> SelectTopK(k))
+                | "Select" >> SelectTopK(k, label="select top k"))
     table = (judged
              | "JudgedRecords" >> beam.Map(lambda eg: (eg[0].key, (has_answer(*eg), eg[1].shares,
                                                                   eg[1].withheld_reason)))
@@ -170,14 +169,13 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
     answers (pooled over their forms; non-answers never vote)."""
     kept = (selected["ranked"]
             | "RankedEntries" >> beam.Map(lambda r: (r[0], r[1][0]))
-            | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size,
-                                         cfg.filter.top_k)
+            | "Embed" >> embed_transform(factory, cfg.aggregation.subjective_threshold, cfg.models.batch_size)
             | "KeyKept" >> beam.Map(lambda k: (k.scored.key, k)))
     groups = selected["ranked"] | "KeyGroups" >> beam.Map(lambda r: (r[1][0].key, r[1][1]))
     return ({"kept": kept, "answers": groups}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
-            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation, cfg.filter.top_k))
+            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation))
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:

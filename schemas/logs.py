@@ -1,4 +1,4 @@
-"""Logging set-up for the command line: our progress lines, Beam kept quiet."""
+"""Logging set-up for the command line: our progress lines (progress bars on a terminal), Beam kept quiet."""
 
 from __future__ import annotations
 
@@ -21,10 +21,42 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):  # a closed or stand-in stream
+        return False
+
+
 class _DropNoise(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         msg = record.getMessage().lower()
         return not any(n.lower() in msg for n in _NOISE)
+
+
+class BarHandler(logging.StreamHandler):
+    """Log lines to a terminal, where a record that carries a ``bar`` (a progress line's redrawn form,
+    pipelines.beam.metering) is drawn in place: one line per stage that updates, ended when the stage is done
+    (``bar_done``) or another line comes. Everything else is written as any handler writes it."""
+
+    def __init__(self, stream=None):
+        super().__init__(stream)
+        self._open = False  # a bar is on the current line
+
+    def emit(self, record: logging.LogRecord) -> None:
+        bar = getattr(record, "bar", None)
+        try:
+            if bar is None:
+                if self._open:
+                    self.stream.write("\n")
+                    self._open = False
+                super().emit(record)
+                return
+            self.stream.write("\r\x1b[K" + bar + ("\n" if record.bar_done else ""))
+            self._open = not record.bar_done
+            self.flush()
+        except Exception:  # noqa: BLE001 - as logging.StreamHandler does: a log line never stops the build
+            self.handleError(record)
 
 
 def setup_logging(verbose: bool = False, quiet: bool = False) -> None:
@@ -37,7 +69,8 @@ def setup_logging(verbose: bool = False, quiet: bool = False) -> None:
     root = logging.getLogger()
     for h in list(root.handlers):
         root.removeHandler(h)
-    handler = logging.StreamHandler(sys.stderr)
+    # a terminal draws progress as bars; a log file, a pipe or Airflow gets the plain lines
+    handler = BarHandler(sys.stderr) if _is_terminal(sys.stderr) else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(LOG_FORMAT, LOG_DATE_FORMAT))
     handler.addFilter(_DropNoise())
     root.addHandler(handler)

@@ -1,13 +1,20 @@
 """Progress and busy time of stages running inside Beam: one idiom, ``with meter.timing(n):``.
 
-Each stage keeps a :class:`StageMeter`: it logs a progress line every few seconds and reports items and busy
-milliseconds as Beam counters (pipelines.beam.counters turns them into the per-stage time table). The
-DoFn and ModelHandler helpers below meter through it, so a stage never times itself.
+Each stage keeps a :class:`StageMeter`: it logs a progress line every few seconds and once when it has done
+its total, and reports items and busy milliseconds as Beam counters (pipelines.beam.counters turns them into
+the per-stage time table). The DoFn and ModelHandler helpers below meter through it, so a stage never times
+itself.
 
-A progress line says how far a stage is where its total is known ("paraphrase en: 12,288 of 40,000 (31%),
-850/s, about 0:33 left"), or bounded ("nonanswer: 1,200 of at most 3,000 (40%), 85/s, at most 0:21 left": the
-candidates are the top K plus headroom, fewer when fewer entries pass), and "score: 12,000 items so far
-(850/s)" where it is not. The counts are one worker's: with several workers each logs its own share.
+Every stage knows its real total, the count of what it will process: the stage before it counts it
+(:func:`total_of`, a side input, so the stage starts once that count is known) and the count travels with
+each element (:func:`with_total`, :class:`MeteredInference`). ``read`` measures the input files' bytes (known
+before the graph runs); ``validate`` runs fused with ``read`` (its rows are never held in between), so its
+total is estimated from the share of the input read so far, and said so ("of about"). A progress line:
+"nonanswer: 1,200 of 3,000 (40%), 85/s, about 0:21 left"; the last one of a stage: "nonanswer: 3,000 of
+3,000 (100%) in 0:35, 85/s" (the same count the end-of-build table shows as the stage's items).
+
+Where stderr is a terminal the same records draw one progress bar per stage (schemas.logs); in logs and under
+Airflow they stay plain lines. The counts are one worker's: with several workers each logs its own share.
 Loading a stage's models logs what loads and how long it took (:func:`announce_loading`).
 """
 
@@ -17,15 +24,18 @@ import contextlib
 import functools
 import logging
 import time
+from typing import Callable
 
+import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.ml.inference.base import ModelHandler
+from apache_beam.ml.inference.base import ModelHandler, RunInference
 
 from models.calls import stage_scope
 
 LOG = logging.getLogger("qabase.progress")
 NAMESPACE = "qabase"
 LOG_EVERY_S = 5.0
+BAR_WIDTH = 24
 
 # the order stages appear in the summary table
 STAGE_ORDER = ("read", "validate", "count", "paraphrase", "score", "time", "select", "nonanswer", "embed", "aggregate",
@@ -39,32 +49,72 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
 
-def progress_line(label: str, count: int, elapsed_s: float, total: int | None = None, at_most: bool = False) -> str:
-    """What a progress line says: against the total where it is known (``at_most``: an upper bound), else so
-    far."""
-    rate = count / max(elapsed_s, 1e-9)
-    if total is None or count > total or total <= 0:
-        return f"{label}: {count:,} items so far ({rate:.0f}/s)"
-    left = (total - count) / rate if rate > 0 else None
-    bound = "at most " if at_most else ""
-    eta = f", {'at most' if at_most else 'about'} {clock(left)} left" if left is not None else ""
-    return f"{label}: {count:,} of {bound}{total:,} ({100 * count / total:.0f}%), {rate:.0f}/s{eta}"
+def _amount(n: float, unit: str) -> str:
+    return f"{n / 1e6:,.1f}" if unit == "MB" else f"{int(n):,}"
+
+
+def _rate(per_s: float, unit: str) -> str:
+    return f"{per_s / 1e6:.1f} MB/s" if unit == "MB" else f"{per_s:.0f}/s"
+
+
+def progress_line(label: str, done: float, elapsed_s: float, total: float | None = None, estimated: bool = False,
+                  unit: str = "", extra: str = "") -> str:
+    """What a progress line says: against the stage's total where it is known (``estimated``: a total
+    extrapolated, said "about"), else so far; ``unit`` "MB": ``done`` and ``total`` are bytes; ``extra``: what
+    else the stage has to say ("41,000 rows")."""
+    rate = done / max(elapsed_s, 1e-9)
+    more = f", {extra}" if extra else ""
+    if total is None or done > total or total <= 0:
+        return f"{label}: {_amount(done, unit)}{' MB' if unit == 'MB' else ' items'} so far{more} ({_rate(rate, unit)})"
+    mb = " MB" if unit == "MB" else ""
+    of = f"{_amount(done, unit)} of {'about ' if estimated else ''}{_amount(total, unit)}{mb}"
+    share = f"{100 if done >= total else int(100 * done / total)}%"  # 100% only when done
+    if done >= total:
+        return f"{label}: {of} ({share}){more} in {clock(elapsed_s)}, {_rate(rate, unit)}"
+    left = f", about {clock((total - done) / rate)} left" if rate > 0 else ""
+    return f"{label}: {of} ({share}){more}, {_rate(rate, unit)}{left}"
+
+
+def progress_bar(label: str, done: float, elapsed_s: float, total: float | None, unit: str = "") -> str:
+    """The same progress as one line redrawn in place on a terminal (schemas.logs draws it)."""
+    rate = done / max(elapsed_s, 1e-9)
+    if not total or done > total:
+        return f"{label:<17} {_amount(done, unit)}{' MB' if unit == 'MB' else ''} so far  {_rate(rate, unit)}"
+    filled = int(BAR_WIDTH * done / total)
+    bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+    if done >= total:
+        when = f"done in {clock(elapsed_s)}"
+    else:
+        when = f"about {clock((total - done) / rate)} left" if rate > 0 else ""
+    share = 100 if done >= total else int(100 * done / total)
+    return (f"{label:<17} [{bar}] {share:3d}%  {_amount(done, unit)}/{_amount(total, unit)}"
+            f"{' MB' if unit == 'MB' else ''}  {_rate(rate, unit)}  {when}")
+
+
+_LIVE: dict[str, "StageMeter"] = {}  # this process's meters by stage: a stage fused with another follows its share
 
 
 class StageMeter:
     """Counts items and busy time of one stage; logs progress; reports Beam counters.
 
     Busy time is only what the stage itself spends (inside :meth:`timing` or :meth:`timed_iter`),
-    not the time fused downstream stages spend on the elements it yields. ``total``: the items the stage will
-    count where it is known (``at_most``: an upper bound); ``label``: what its progress lines are headed with
-    (default: the stage).
+    not the time fused downstream stages spend on the elements it yields. ``total``: what the stage will
+    do, in items unless ``position`` says otherwise (a callable giving how far it is, e.g. bytes read, in
+    ``unit``); ``follows``: a stage run fused with this one upstream, whose share done gives this stage's
+    total (estimated); ``label``: what its progress lines are headed with (default: the stage); ``scope``:
+    whom its model calls count for (models.calls; default: the label).
     """
 
-    def __init__(self, stage: str, total: int | None = None, at_most: bool = False, label: str | None = None):
+    def __init__(self, stage: str, total: float | None = None, label: str | None = None, *,
+                 position: Callable[[], float] | None = None, unit: str = "", follows: str | None = None,
+                 scope: str | None = None):
         self.stage = stage
         self.label = label or stage
+        self._scope = scope or self.label
         self.total = total
-        self.at_most = at_most
+        self.unit = unit
+        self._position = position
+        self._follows = follows
         self._items = Metrics.counter(NAMESPACE, f"{stage}.items")
         self._ms = Metrics.counter(NAMESPACE, f"{stage}.ms")
         self._origin = time.perf_counter()
@@ -73,22 +123,86 @@ class StageMeter:
         self._busy = 0.0
         self._flushed_count = 0
         self._flushed_ms = 0
+        self._finished = False
+        self._complete = False  # a meter with a position: its stage has said it reached the total
+        _LIVE[stage] = self
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def position(self) -> float:
+        """How far the stage is, in the unit of its total."""
+        return self._position() if self._position is not None else self._count
+
+    def share_done(self) -> float | None:
+        """The share of its total done (None: no total)."""
+        if not self.total:
+            return None
+        return min(1.0, self.position() / self.total)
+
+    def _against(self) -> tuple[float, float | None, bool]:
+        """(done, total, estimated) for the progress line."""
+        if self._position is not None:
+            # a reader's position runs ahead of what it has given out (it reads ahead): done only once its
+            # stage says so (:meth:`check`)
+            at = self.position()
+            return (at if self._complete or not self.total else min(at, self.total * 0.999)), self.total, False
+        if self._follows is None:
+            return self.position(), self.total, False
+        lead = _LIVE.get(self._follows)
+        share = lead.share_done() if lead is not None else None
+        if not share:
+            return self._count, None, False
+        if lead._complete:
+            return self._count, self._count, False
+        return self._count, self._count / share, True
 
     def tick(self, n: int = 1, busy_s: float = 0.0) -> None:
         self._count += n
         self._busy += busy_s
         now = time.perf_counter()
-        if now - self._last_log >= LOG_EVERY_S:
-            LOG.info("%s", progress_line(self.label, self._count, now - self._origin, self.total, self.at_most))
+        # a meter of items knows when it is done; one with a position is asked by its stage (:meth:`check`)
+        done = self.total and self._position is None and self._follows is None and self._count >= self.total
+        if now - self._last_log >= LOG_EVERY_S or (done and not self._finished):
+            self.log(now)
             self._last_log = now
             self.flush()
+
+    def check(self) -> None:
+        """The last line of a meter with a position, once its position has reached the total."""
+        if self.total and not self._finished and self.position() >= self.total:
+            self._complete = True
+            self.log()
+
+    def log(self, now: float | None = None) -> None:
+        """One progress line now (the last one once the total is done)."""
+        if self._finished:
+            return
+        now = time.perf_counter() if now is None else now
+        done, total, estimated = self._against()
+        if not done:  # still preparing (loading, building an index): nothing done to report
+            return
+        extra = f"{self._count:,} rows" if self.unit == "MB" else ""
+        elapsed = now - self._origin
+        self._finished = bool(total) and not estimated and done >= total
+        LOG.info("%s", progress_line(self.label, done, elapsed, total, estimated, self.unit, extra),
+                 extra={"bar": progress_bar(self.label, done, elapsed, total if not estimated else None, self.unit),
+                        "bar_done": self._finished})
+
+    def finish(self) -> None:
+        """A stage fused after another: its last line, once the stage it follows has done its total."""
+        lead = _LIVE.get(self._follows) if self._follows else None
+        if lead is not None and lead._complete and self._count:
+            self.log()
+        self.flush()
 
     @contextlib.contextmanager
     def timing(self, items: int = 1):
         """The block's time and ``items`` count go to this stage."""
         t0 = time.perf_counter()
         try:
-            with stage_scope(self.label):  # the model calls made in the block count for this stage
+            with stage_scope(self._scope):  # the model calls made in the block count for this stage
                 yield self
         finally:
             self.tick(items, time.perf_counter() - t0)
@@ -115,35 +229,54 @@ class StageMeter:
     done = flush
 
 
-def metered_call(stage: str, fn, items, *args, **kwargs):
-    """``fn(items, ...)`` once, its time and ``len(items)`` counted as ``stage`` (for one-off steps)."""
-    meter = StageMeter(stage)
+def metered_call(stage: str, fn, items, *args, meter_label: str | None = None, **kwargs):
+    """``fn(items, ...)`` once, its time and ``len(items)`` counted as ``stage`` (for one-off steps; its one
+    progress line headed ``meter_label``, default the stage)."""
+    meter = StageMeter(stage, total=len(items), label=meter_label, scope=stage)
     with meter.timing(len(items)):
         out = fn(items, *args, **kwargs)
     meter.done()
     return out
 
 
+def total_of(pcoll, label: str, weight: Callable | None = None):
+    """A side input: how many elements ``pcoll`` holds (or the sum of ``weight(element)``), known once the
+    stage that makes ``pcoll`` has ended."""
+    if weight is None:
+        counted = pcoll | label >> beam.combiners.Count.Globally()
+    else:
+        counted = pcoll | label >> (beam.Map(weight) | beam.CombineGlobally(sum))
+    return beam.pvalue.AsSingleton(counted)
+
+
+def with_total(pcoll, label: str, weight: Callable | None = None):
+    """``pcoll`` -> (element, total) pairs: the total (:func:`total_of`) travels with every element, so a stage
+    that cannot take side inputs (a RunInference model stage) knows it."""
+    return pcoll | f"{label}Paired" >> beam.Map(lambda e, n: (e, n), n=total_of(pcoll, f"{label}Count", weight))
+
+
 class MeteredMap:
-    """A Beam DoFn factory: ``fn`` applied to each element, its time counted as ``stage``."""
+    """A Beam DoFn factory: ``fn`` applied to each element, its time counted as ``stage``; ``total``: a side
+    input of how many elements come (:func:`total_of`), or a number; ``label``: its progress lines' head."""
 
     @staticmethod
-    def of(stage: str, fn):
-        import apache_beam as beam
-
+    def of(stage: str, fn, total=None, label: str | None = None):
         class _Fn(beam.DoFn):
-            def start_bundle(self):
-                self._meter = StageMeter(stage)
+            def setup(self):
+                self._meter = None
 
-            def process(self, element):
+            def process(self, element, total=None):
+                if self._meter is None:
+                    self._meter = StageMeter(stage, total, label, scope=stage)
                 with self._meter.timing(1):
                     out = fn(element)
                 yield out
 
             def finish_bundle(self):
-                self._meter.done()
+                if self._meter is not None:
+                    self._meter.done()
 
-        return beam.ParDo(_Fn())
+        return beam.ParDo(_Fn(), total=total) if total is not None else beam.ParDo(_Fn())
 
 
 class ModelBox:
@@ -206,28 +339,41 @@ def announce_loading(*keys):
 class MeteredHandler(ModelHandler):
     """Beam ModelHandler base of the model stages: loading in ``load_model()`` (once per worker, through
     Beam's Shared; announced with :func:`announce_loading`), inference a batch function run by :meth:`_run`,
-    which meters it as ``stage``. ``total``: the items the stage will see where the graph knows it
-    (``at_most``: an upper bound)."""
+    which meters it as ``stage``. Its elements come as (element, total) pairs (:class:`MeteredInference`):
+    the total is the stage's progress total."""
 
     stage = ""
 
-    def __init__(self, batch_size: int, total: int | None = None, at_most: bool = False):
+    def __init__(self, batch_size: int, label: str | None = None):
         super().__init__()
         self._batch_size = batch_size
-        self._total = total
-        self._at_most = at_most
+        self._label = label
         self._meter = None
 
-    def _run(self, fn, batch, total: int | None = None):
-        """``fn(batch)``, metered; ``total``: the stage's total where only its elements know it."""
+    def _run(self, fn, batch, items: Callable | None = None):
+        """``fn(elements)`` of a batch of (element, total) pairs, metered; ``items``: what one element counts
+        for (default 1; the scoring tiers count their entries' questions)."""
+        elements = [e for e, _ in batch]
         if self._meter is None:
-            self._meter = StageMeter(self.stage, self._total, self._at_most)
-        if total is not None:
-            self._meter.total, self._meter.at_most = total, False
-        with self._meter.timing(len(batch)):
-            out = fn(list(batch))
+            self._meter = StageMeter(self.stage, batch[0][1] if batch else None, self._label, scope=self.stage)
+        n = sum(items(e) for e in elements) if items is not None else len(elements)
+        with self._meter.timing(n):
+            out = fn(elements)
         self._meter.done()
         return out
 
     def batch_elements_kwargs(self):
         return {"min_batch_size": 1, "max_batch_size": self._batch_size}
+
+
+class MeteredInference(beam.PTransform):
+    """RunInference of a :class:`MeteredHandler`, with the stage's total (how many elements come, or the sum
+    of ``weight``) paired with each element."""
+
+    def __init__(self, handler: MeteredHandler, weight: Callable | None = None):
+        super().__init__()
+        self._handler = handler
+        self._weight = weight
+
+    def expand(self, pcoll):
+        return with_total(pcoll, "Total", self._weight) | "Infer" >> RunInference(self._handler)

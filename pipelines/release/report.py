@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from models import registry
+from schemas.documents import REPORT_FORMAT
 from schemas.judgement import ANSWER, QUESTION
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
 from schemas.review_outcome import EXCLUDED_REASON
@@ -244,6 +245,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
             if len(lst) < EXAMPLES_PER_REASON:
                 lst.append(q["question"])
     return {
+        "report_format": REPORT_FORMAT,  # the fields are described in schemas.documents
         "version": manifest.get("version"), "created": manifest.get("created"),
         "funnel": [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
                    ["distinct questions", c["distinct_questions"]],

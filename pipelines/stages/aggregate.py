@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from apache_beam.ml.inference.base import RunInference
-
 from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.factory import ModelFactory
 from pipelines.beam.counters import run_counted
-from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.records import AnswerGroup, KeptQuestion
 from schemas.review_outcome import REVIEWED_METHOD
 
@@ -78,9 +76,8 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None,
-                 top_k: int | None = None):
-        super().__init__(max(1, batch_size // 8), total=top_k, at_most=True)  # groups: up to max_answers texts
+    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None):
+        super().__init__(max(1, batch_size // 8))  # groups: up to max_answers texts
         self._factory = factory
         self._cache_path = cache_path
 
@@ -98,8 +95,7 @@ class AggregateHandler(MeteredHandler):
         return run_counted("aggregate", agg, lambda: self._run(lambda b: aggregate_groups(agg, b), batch))
 
 
-def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None,
-                        top_k: int | None = None) -> RunInference:
-    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None); ``top_k``: at most
-    how many come (the progress lines' total)."""
-    return RunInference(AggregateHandler(factory, batch_size, cache_path, top_k))
+def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None) -> MeteredInference:
+    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None). The progress
+    lines' total: the entries that come."""
+    return MeteredInference(AggregateHandler(factory, batch_size, cache_path))

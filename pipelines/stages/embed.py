@@ -16,12 +16,11 @@ embedder).
 from __future__ import annotations
 
 import numpy as np
-from apache_beam.ml.inference.base import RunInference
 
 from models.paraphrase.pair_classifier import space
 from models.factory import ModelFactory
 from pipelines.beam.counters import run_counted
-from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from pipelines.stages.paraphrase import aliases
 from schemas.records import Entry, FormVectors, KeptQuestion
 
@@ -66,8 +65,8 @@ def embed_kept(embedder, qtyper, batch: list[tuple[int, Entry]], subjective_thre
 class EmbedHandler(MeteredHandler):
     stage = "embed"
 
-    def __init__(self, factory: ModelFactory, subjective_threshold: float, batch_size: int, top_k: int | None = None):
-        super().__init__(batch_size, total=top_k, at_most=True)
+    def __init__(self, factory: ModelFactory, subjective_threshold: float, batch_size: int):
+        super().__init__(batch_size)
         self._factory = factory
         self._threshold = subjective_threshold
 
@@ -81,8 +80,7 @@ class EmbedHandler(MeteredHandler):
             lambda b: embed_kept(emb, qtyper, b, self._threshold, spaces), batch))
 
 
-def embed_transform(factory: ModelFactory, subjective_threshold: float, batch_size: int,
-                    top_k: int | None = None) -> RunInference:
-    """(rank, Entry) -> KeptQuestion with its index vectors and type, batched; ``top_k``: at most how many come
-    (the progress lines' total)."""
-    return RunInference(EmbedHandler(factory, subjective_threshold, batch_size, top_k))
+def embed_transform(factory: ModelFactory, subjective_threshold: float, batch_size: int) -> MeteredInference:
+    """(rank, Entry) -> KeptQuestion with its index vectors and type, batched (the progress lines' total: the
+    entries selected)."""
+    return MeteredInference(EmbedHandler(factory, subjective_threshold, batch_size))

@@ -21,13 +21,12 @@ import math
 from pathlib import Path
 
 import apache_beam as beam
-from apache_beam.ml.inference.base import RunInference
 from apache_beam.transforms.combiners import TupleCombineFn
 
 from models.caches.scores import ScoreCache
 from models.factory import ModelFactory
 from pipelines.beam.counters import run_counted
-from pipelines.beam.metering import MeteredHandler, ModelBox, StageMeter, announce_loading
+from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading
 from pipelines.stages.paraphrase import with_members
 from pipelines.stages.score import cached_record, from_cached, score_questions
 from pipelines.stages.select import eligible, rank_order, with_entry_time_sensitivity
@@ -65,27 +64,27 @@ def in_window(entry: Entry, window: tuple[int, int], order: list) -> bool:
     return lo <= bisect.bisect_left(order, rank_order(entry)) < hi
 
 
-def tier_members(entry: Entry, window: tuple[int, int], order: list) -> list[tuple[Entry, int]]:
-    """``[(entry, the tier's size)]`` for an entry in the tier's window, else ``[]``: the size is the scoring
-    stage's progress total, which only the window knows."""
-    return [(entry, window[1] - window[0])] if in_window(entry, window, order) else []
-
-
 def beyond(entry: Entry, progress: tuple, order: list) -> bool:
     """Below everything the tiers scored?"""
     return bisect.bisect_left(order, rank_order(entry)) >= progress[0]
 
 
+def member_count(entry: Entry) -> int:
+    """What an entry counts for in the scoring stage's progress: its questions (the end-of-build table's unit)."""
+    return len(entry.members)
+
+
 def score_entries(models, cache, detector, filt: FilterConfig, entries: list[Entry],
-                  time_threshold: float = OWN_THRESHOLD) -> list[Entry]:
+                  time_threshold: float = OWN_THRESHOLD, time_meter: StageMeter | None = None) -> list[Entry]:
     """Score every member of ``entries`` (the score cache first), judge time-sensitivity (``detector``: None
-    under policy keep; at ``time_threshold``, -1: its own), and rebuild each entry with its representative."""
+    under policy keep; at ``time_threshold``, -1: its own; metered by ``time_meter``, a meter of its own when
+    None), and rebuild each entry with its representative."""
     members = [m for e in entries for m in e.members]
     score = lambda b: score_questions(models, b, filt)  # noqa: E731
     scored = (cache.score(members, score, cached_record, from_cached(models, filt)) if cache is not None
               else score(members))
     if detector is not None and scored:
-        meter = StageMeter("time")
+        meter = time_meter or StageMeter("time")
         with meter.timing(len(scored)):
             scored = judge_time(detector, scored, time_threshold)
         meter.done()
@@ -103,8 +102,9 @@ class EntryScoringHandler(MeteredHandler):
     stage = "score"
 
     def __init__(self, factory: ModelFactory, filt: FilterConfig, batch_size: int, judge_time: bool,
-                 cache_dir: str | None = None, time_threshold: float = OWN_THRESHOLD):
-        super().__init__(batch_size)
+                 cache_dir: str | None = None, time_threshold: float = OWN_THRESHOLD, label: str | None = None):
+        super().__init__(batch_size, label)
+        self._time_meter = None
         self._factory = factory
         self._filt = filt
         self._judge_time = judge_time
@@ -119,11 +119,15 @@ class EntryScoringHandler(MeteredHandler):
         return ModelBox((models, cache, detector))
 
     def run_inference(self, batch, model, inference_args=None):
-        """``batch``: (entry, its tier's size) pairs (tier_members)."""
+        """``batch``: (entry, the questions of the tier's entries) pairs (MeteredInference)."""
         models, cache, detector = model.value
-        run = lambda b: score_entries(models, cache, detector, self._filt, b, self._time_threshold)  # noqa: E731
-        entries = [e for e, _ in batch]
-        return run_counted("score", cache, lambda: self._run(run, entries, total=batch[0][1] if batch else None))
+        if self._time_meter is None and detector is not None and batch:
+            # the tier's questions are judged as they are scored: the same total
+            self._time_meter = StageMeter("time", batch[0][1], self._label and self._label.replace("score", "time"),
+                                          scope="time")
+        run = lambda b: score_entries(models, cache, detector, self._filt, b, self._time_threshold,  # noqa: E731
+                                      self._time_meter)
+        return run_counted("score", cache, lambda: self._run(run, batch, member_count))
 
 
 class ScoreFrontier(beam.PTransform):
@@ -134,8 +138,8 @@ class ScoreFrontier(beam.PTransform):
                  judge_time: bool, batch_size: int, cache_dir: str | None = None,
                  time_threshold: float = OWN_THRESHOLD):
         super().__init__()
-        self._handler = lambda: EntryScoringHandler(factory, filt, batch_size, judge_time, cache_dir,
-                                                    time_threshold)
+        self._handler = lambda t: EntryScoringHandler(factory, filt, batch_size, judge_time, cache_dir,
+                                                      time_threshold, f"score tier {t + 1}")
         self._need = need
         self._drop = drop_time_sensitive
         self._score_all = filt.score_all
@@ -153,9 +157,8 @@ class ScoreFrontier(beam.PTransform):
             window = progress | f"Window{t}" >> beam.Map(
                 tier_window, order=order_si, need=self._need, last=t == TIERS - 1, score_all=self._score_all)
             scored = (entries
-                      | f"InTier{t}" >> beam.FlatMap(tier_members, window=beam.pvalue.AsSingleton(window),
-                                                   order=order_si)
-                      | f"ScoreTier{t}" >> RunInference(self._handler()))
+                      | f"InTier{t}" >> beam.Filter(in_window, window=beam.pvalue.AsSingleton(window), order=order_si)
+                      | f"ScoreTier{t}" >> MeteredInference(self._handler(t), member_count))
             found = (scored
                      | f"Found{t}" >> beam.Map(lambda e, drop: (1, int(eligible(e, drop))), drop=self._drop)
                      | f"FoundSum{t}" >> beam.CombineGlobally(TupleCombineFn(sum, sum)))

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from apache_beam.ml.inference.base import RunInference
-
 from models.injection.base import score_answers as score_instructions
 from models.nonanswer.base import score_answers
 from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
-from pipelines.beam.metering import MeteredHandler, ModelBox, announce_loading
+from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.dates import widen
 from schemas.judgement import OWN_THRESHOLD, verdicts
 from schemas.records import AnswerCount, AnswerGroup, Entry
@@ -123,8 +121,8 @@ class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
 
     def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int, threshold: float = OWN_THRESHOLD,
-                 candidates: int | None = None, injection: InjectionSettings = InjectionSettings()):
-        super().__init__(max(1, batch_size // 8), total=candidates, at_most=True)  # a group: up to max_answers texts
+                 injection: InjectionSettings = InjectionSettings()):
+        super().__init__(max(1, batch_size // 8))  # a group: up to max_answers texts
         self._factory = factory
         self._max_answers = max_answers
         self._threshold = threshold
@@ -142,8 +140,9 @@ class NonAnswerHandler(MeteredHandler):
 
 
 def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
-                        threshold: float = OWN_THRESHOLD, candidates: int | None = None,
-                        injection: InjectionSettings = InjectionSettings()) -> RunInference:
-    """``candidates``: at most how many entries come (the top K plus headroom): the progress lines' total;
-    ``injection``: how instruction-like answers are judged and treated (InjectionSettings.of(cfg.injection))."""
-    return RunInference(NonAnswerHandler(factory, batch_size, max_answers, threshold, candidates, injection))
+                        threshold: float = OWN_THRESHOLD,
+                        injection: InjectionSettings = InjectionSettings()) -> MeteredInference:
+    """``injection``: how instruction-like answers are judged and treated (InjectionSettings.of(cfg.injection)).
+    The progress lines' total: the candidates that come (counted once the candidates are paired with their
+    answers)."""
+    return MeteredInference(NonAnswerHandler(factory, batch_size, max_answers, threshold, injection))

@@ -31,13 +31,13 @@ from typing import NamedTuple
 
 import apache_beam as beam
 import numpy as np
-from apache_beam.ml.inference.base import RunInference
 
 from models.paraphrase.evidence import answer_overlap, answers_disagree
 from models.paraphrase.near_copy import is_long, jaccard
 from models.paraphrase.pair_classifier import space
 from models.factory import ModelFactory
-from pipelines.beam.metering import MeteredHandler, ModelBox, StageMeter, announce_loading, metered_call
+from pipelines.beam.metering import (MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading,
+                                     metered_call)
 from schemas.config import ParaphraseConfig
 from schemas.judgement import verdicts
 from schemas.records import Entry, ScoredQuestion
@@ -477,7 +477,8 @@ class MergeParaphrases(beam.PTransform):
 
     def expand(self, scored):
         if self._cfg.enabled:
-            placed = scored | "SpaceVectors" >> RunInference(SpaceVectorHandler(self._factory, self._batch, self._cfg.long_question_chars))
+            placed = scored | "SpaceVectors" >> MeteredInference(SpaceVectorHandler(self._factory, self._batch,
+                                                                                     self._cfg.long_question_chars))
             questions = placed | "Questions" >> beam.Map(lambda t: t[0])
             pairs = (placed
                      | "Points" >> beam.Map(lambda t: (t[1], (t[0].key, t[0].question,
@@ -489,7 +490,8 @@ class MergeParaphrases(beam.PTransform):
                      | "OnePerPair" >> beam.CombinePerKey(max))
             links = (pairs
                      | "AllPairs" >> beam.combiners.ToList()
-                     | "LinkGroups" >> beam.Map(lambda judged, m, r: metered_call(STAGE, _link_sorted, judged, m, r),
+                     | "LinkGroups" >> beam.Map(lambda judged, m, r: metered_call(STAGE, _link_sorted, judged, m, r,
+                                                                          meter_label=f"{STAGE} links"),
                                               m=self._cfg.answers_min_overlap, r=self._review))
         else:
             questions = scored

@@ -21,7 +21,7 @@ import glob
 import io
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import apache_beam as beam
@@ -160,15 +160,19 @@ def expand_inputs(patterns: Iterable[str], forced_format: str = "auto") -> list[
         out.append({"path": path, "size": files[path], "format": file_format(path, forced_format)})
     return out
 
-def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> Iterator[Parsed]:
+def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig,
+               opened: Callable[[Any], None] | None = None) -> Iterator[Parsed]:
     """Every row or reject of one file, streamed. A file that cannot be opened is one reject; one that breaks
-    off (truncated, corrupt) gives its rows up to the break, then one reject naming the line and why."""
+    off (truncated, corrupt) gives its rows up to the break, then one reject naming the line and why.
+    ``opened``: called with the file's stored bytes as opened (progress reads how far they are read)."""
     try:
         handle = (FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) if fmt == "parquet"
                   else open_binary(path))
     except OSError as exc:  # gone or unreadable since it was listed (Beam's BeamIOError is an OSError)
         yield Reject(STAGE, "unreadable_file", path, 0, "", f"cannot open: {type(exc).__name__}: {exc}"[:500])
         return
+    if opened is not None:
+        opened(handle)
     with handle:
         if fmt == "parquet":
             data = io.BytesIO(handle.read()) if not hasattr(handle, "seek") else handle
@@ -184,19 +188,54 @@ def parse_file(path: str, fmt: str, cfg: InputConfig, limits: LimitsConfig) -> I
 
 
 class ParseFileFn(beam.DoFn):
-    """file -> its rows and its rejects, in one output (split by type downstream: pipelines.beam.split)."""
+    """file -> its rows and its rejects, in one output (split by type downstream: pipelines.beam.split).
 
-    def __init__(self, cfg: InputConfig, limits: LimitsConfig):
+    Progress is in the files' stored bytes (``total_bytes``: all the files', known before the graph runs): the
+    files done and how far into the current one its reader is."""
+
+    def __init__(self, cfg: InputConfig, limits: LimitsConfig, total_bytes: int | None = None):
         self._cfg = cfg
         self._limits = limits
+        self._total_bytes = total_bytes
+
+    def setup(self):
+        self._meter = None
+        self._bytes_done = 0  # of the files this worker has read to their end
+        self._handle = None
+        self._size = 0  # of the file being read
+
+    def _position(self) -> float:
+        """Bytes of the stored files read: those done, and how far into the current one its reader is (at most
+        its size: a reader reads ahead)."""
+        try:
+            current = self._handle.tell() if self._handle is not None else 0
+        except (OSError, ValueError, AttributeError):  # closed, or a stream that cannot tell
+            current = 0
+        return self._bytes_done + min(current, self._size)
+
+    def _opened(self, handle) -> None:
+        from apache_beam.io.filesystem import CompressedFile
+
+        # a file Beam decompresses (deflate, zstd) tells where it is in the decompressed bytes; its stored file
+        # tells how far into the stored bytes, which the total counts
+        self._handle = getattr(handle, "_file", handle) if isinstance(handle, CompressedFile) else handle
 
     def process(self, file_info: dict):
         from pipelines.beam.metering import StageMeter
 
-        meter = StageMeter("read")
+        if self._meter is None:
+            self._meter = StageMeter("read", self._total_bytes or None, position=self._position, unit="MB")
+        self._size = file_info["size"]
         # parse_file turns every fault of the file into rejects: nothing to catch here
-        yield from meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg, self._limits))
-        meter.done()
+        yield from self._meter.timed_iter(parse_file(file_info["path"], file_info["format"], self._cfg,
+                                                     self._limits, self._opened))
+        self._handle = None
+        self._bytes_done += file_info["size"]
+        self._meter.check()
+
+    def finish_bundle(self):
+        if self._meter is not None:
+            self._meter.done()
 
 
 class ReadOutput(NamedTuple):
@@ -217,5 +256,6 @@ class ReadLogs(beam.PTransform):
         parsed = (pbegin
                   | "ListFiles" >> beam.Create(self._files)
                   | "SpreadFiles" >> beam.Reshuffle()
-                  | "ParseFiles" >> beam.ParDo(ParseFileFn(self._cfg, self._limits)))
+                  | "ParseFiles" >> beam.ParDo(ParseFileFn(self._cfg, self._limits,
+                                                           sum(f["size"] for f in self._files))))
         return ReadOutput(*split_rejects(parsed))

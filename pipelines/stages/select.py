@@ -131,18 +131,20 @@ class SelectTopK(beam.PTransform):
     """entries (or (Entry, ...) tuples) -> {'ranked': (rank, element) for the top K, 'ranks': singleton
     {entry key: rank}, 'members': singleton {member key: entry key} of the top K}."""
 
-    def __init__(self, top_k: int, stage: str = "select"):
+    def __init__(self, top_k: int, stage: str = "select", label: str | None = None):
         super().__init__()
         self._k = top_k
         self._stage = stage
+        self._label = label  # of its progress line (default: the stage)
 
     def expand(self, entries):
         top = (
             entries
             | "Ranked" >> beam.Filter(lambda x: _entry(x).representative is not None)
             | "TopK" >> beam.combiners.Top.Of(self._k, key=lambda x: priority(_entry(x)))
+            # one element: the top K as one list, ranked
             | "RankOrder" >> MeteredMap.of(self._stage, lambda xs: sorted(
-                xs, key=lambda x: rank_order(_entry(x))))
+                xs, key=lambda x: rank_order(_entry(x))), total=1, label=self._label)
         )
         ranks = top | "RankTable" >> beam.Map(lambda xs: {_entry(x).key: i + 1 for i, x in enumerate(xs)})
         members = top | "MemberTable" >> beam.Map(

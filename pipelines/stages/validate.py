@@ -235,13 +235,13 @@ class ValidateFn(beam.DoFn):
         self._redactor = default_redactor() if redactor is None else redactor
 
     def setup(self):
-        self._gate.detector  # load it once per worker process, before the first bundle
-        self._memo = TextMemo()
-
-    def start_bundle(self):
         from pipelines.beam.metering import StageMeter
 
-        self._meter = StageMeter(STAGE)
+        self._gate.detector  # load it once per worker process, before the first bundle
+        self._memo = TextMemo()
+        # runs fused with read, row by row: its total is the rows read, estimated from the share of the input
+        # read so far until read has ended
+        self._meter = StageMeter(STAGE, follows="read")
 
     def process(self, row: RawRow):
         with self._meter.timing(1):
@@ -249,7 +249,7 @@ class ValidateFn(beam.DoFn):
         yield out
 
     def finish_bundle(self):
-        self._meter.done()
+        self._meter.finish()
 
 
 class ValidateOutput(NamedTuple):
