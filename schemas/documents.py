@@ -230,6 +230,8 @@ REPORT_FIELDS: dict[str, dict] = {
     "non_answers": _t("object", "non-answers in the base and dropped, by reason, with examples"),
     "instruction_like": _t("object", "instruction-like answers: policy, in the base, withheld, by reason"),
     "time_sensitive": _t("object", "time-sensitive questions: policy, in the base, dropped, by reason"),
+    "judges": _map("each further judge the build applied (config section: its level, meaning, reasons, count "
+                   "and most-asked examples)", _t("object", "one judge's figures")),
     "reliability": _t("object", "the published entries' reliability scores and their parts"),
     "review": _t("object", "the review file's outcome and the decisions in the base"),
     "topics": _nullable(_t("object", "the entries' topics (topics.parquet); null without topics")),
