@@ -14,6 +14,12 @@ splits two questions has labelled a pair. Which decision says what:
 * ``merge`` / ``split``: the two questions, the same question (1) or not (0);
 * ``keep``: nothing (it overrides a question filter, not a judge).
 
+A reviewer's decisions are one-sided: a reviewer excludes what is wrong and names little of what is right, so
+a head fitted on them alone learns the chatbot's style as "non-answer" (measured: on the demo of
+docs/guides/learning-from-review.md it flagged half the base). :func:`anchors` adds what the reviewer let stand:
+the version's own verdicts on the published entries no decision names (their answer is an answer; their
+time-sensitivity flag is right), each a label of line 0.
+
 The texts come from the base, not the file: a question's most asked form, its language and its distinct answers
 (each in its most given form) from the version's ``state/questions.parquet``; a decision naming a question the
 base does not hold gives no label and is listed as skipped. Where two decisions label the same thing, the later
@@ -30,6 +36,7 @@ from schemas.review import Decision
 
 NON_ANSWER_NOTE = re.compile(r"non[-_ ]?answer|非答案|不是答案|没有回答|答非所问", re.I)
 KINDS = ("non_answer", "time_sensitive", "paraphrase")
+ANCHOR_LINE = 0  # the line of a label no decision gave (an anchor)
 
 
 class QuestionTexts(NamedTuple):
@@ -128,3 +135,35 @@ def held_out_lines(labels: Labels, share: float, seed: int) -> frozenset[int]:
         n = min(len(lines) - 1, max(1, round(share * len(lines))))
         out.update(random.Random(f"{seed}:{kind}").sample(lines, n))
     return frozenset(out)
+
+
+def anchors(folder, decisions, texts: dict[str, QuestionTexts], limit: int, seed: int) -> list[Label]:
+    """The version's verdicts on what the reviewer let stand, as labels of :data:`ANCHOR_LINE`: for each published
+    entry (``questions.parquet``'s kept rows) whose question no decision names, its most given answer labelled an
+    answer (0) and its question labelled with its time-sensitivity flag; a ``seed``-ed sample of ``limit`` entries
+    where there are more (the entries in key order first, so the sample does not depend on the file's order)."""
+    import pyarrow.parquet as pq
+
+    from schemas.layout import QUESTIONS_FILE
+
+    named = {key for d in decisions for key in d.keys()}
+    rows = pq.read_table(folder / QUESTIONS_FILE, columns=["question_key", "kept", "time_sensitive"]).to_pylist()
+    stood = sorted((r["question_key"], bool(r["time_sensitive"])) for r in rows
+                   if r["kept"] and r["question_key"] not in named and r["question_key"] in texts)
+    if len(stood) > limit:
+        stood = sorted(random.Random(f"{seed}:anchors").sample(stood, limit))
+    out = []
+    for key, flagged in stood:
+        own = texts[key]
+        if own.answers:
+            out.append(Label("non_answer", ANCHOR_LINE, own.lang, 0, own.question, own.answers[0]))
+        out.append(Label("time_sensitive", ANCHOR_LINE, own.lang, int(flagged), own.question))
+    return out
+
+
+def held_out_anchors(labels: list[Label], share: float, seed: int) -> frozenset[int]:
+    """Which anchors (by index in ``labels``) are held out: a ``seed``-ed ``share`` of them."""
+    if share <= 0 or len(labels) < 2:
+        return frozenset()
+    n = min(len(labels) - 1, max(1, round(share * len(labels))))
+    return frozenset(random.Random(f"{seed}:anchors-held").sample(range(len(labels)), n))

@@ -11,7 +11,8 @@ from models.logistic import fit, params_digest
 from models.timesensitive.embedding import features
 from models.tools import train_from_review as tfr
 from models.tools import train_nonanswer, train_timesensitive
-from models.tools.review_labels import Label, QuestionTexts, held_out_lines, labels_of
+from models.tools.review_labels import (ANCHOR_LINE, Label, QuestionTexts, anchors, base_texts, held_out_lines,
+                                        labels_of)
 from pipelines import cli
 from schemas.review import parse_review
 
@@ -144,9 +145,19 @@ def test_refit_is_deterministic_versioned_and_measured(base_and_review, tmp_path
     assert na["en"]["weights"] != packaged["non_answer"]["en"]["weights"]
     assert na["en"]["threshold"] == packaged["non_answer"]["en"]["threshold"]
     assert set(first["held_out"]["non_answer"]) == set(tfr.HEADS)
+    assert first["labels"]["non_answer"]["anchors"] > 0
     assert first["labels"]["paraphrase"]["labels"] == 1 and "paraphrase" not in first["heads"]
     report = json.loads((base / "learned" / f"review-{first['review']['sha256'][:12]}.json").read_text())
     assert report["heads"] == first["heads"]
+
+
+def test_the_held_out_table_counts_anchors_judged_otherwise():
+    test = [Label("non_answer", 3, "en", 1, "q1", "a1"), Label("non_answer", 4, "en", 0, "q2", "a2")]
+    stood = [Label("non_answer", ANCHOR_LINE, "en", 0, f"s{i}", "fine") for i in range(4)]
+    flag_all = {"all": True, "none": False}
+    table = tfr._table(lambda head, labs: [flag_all[head]] * len(labs), {"all": "all", "none": "none"}, test, stood)
+    assert table["all"]["precision"] == 0.5 and table["all"]["recall"] == 1.0 and table["all"]["anchors_changed"] == 4
+    assert table["none"]["recall"] == 0.0 and table["none"]["anchors_changed"] == 0 and table["none"]["anchors"] == 4
 
 
 def test_a_language_without_review_labels_keeps_its_packaged_head(base_and_review, tmp_path):
@@ -157,6 +168,23 @@ def test_a_language_without_review_labels_keeps_its_packaged_head(base_and_revie
     na = json.loads(open(out["heads"]["non_answer"]["file"]).read())
     assert na["zh"] == packaged["non_answer"]["zh"] and na["en"] != packaged["non_answer"]["en"]
     assert out["held_out"]["non_answer"] == {} and "time_sensitive" not in out["heads"]
+
+
+def test_anchors_are_the_versions_verdicts_on_entries_no_decision_names(base_and_review):
+    from schemas.layout import version_dir
+
+    folder = version_dir(base_and_review[0])
+    decisions = _decisions(*REVIEW[4:6])  # two time_sensitive decisions: the other entries stood
+    texts = base_texts(folder)
+    stood = anchors(folder, decisions, texts, 100, 0)
+    named = {texts[k].question for d in decisions for k in d.keys() if k in texts}
+    assert stood and all(lab.line == ANCHOR_LINE for lab in stood)
+    assert not {lab.question for lab in stood} & named
+    assert {lab.label for lab in stood if lab.kind == "non_answer"} == {0}
+    assert {lab.question for lab in stood if lab.kind == "time_sensitive"} == \
+        {lab.question for lab in stood if lab.kind == "non_answer"}
+    assert anchors(folder, decisions, texts, 2, 5) == anchors(folder, decisions, texts, 2, 5)
+    assert len({lab.question for lab in anchors(folder, decisions, texts, 2, 5)}) == 2
 
 
 def test_the_build_records_the_refit_heads_identity(base_and_review, tmp_path):
