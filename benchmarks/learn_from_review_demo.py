@@ -9,8 +9,10 @@ the next build changes (docs/guides/learning-from-review.md).
    held-out decisions and anchors;
 3. the packaged and the refit judges on the labels' ``report`` split, 391 other answers of the same chatbot that
    neither the base nor the review holds (are real answers now flagged?);
-4. builds the base with the review file, then with the review file and the refit heads, and lists what the
-   heads changed between the two: entries that left or joined the base, and time-sensitivity flags.
+4. the next day: the report split's 400 lines arrive as new logs; builds the base with them and the review file,
+   once with the packaged heads and once with the refit ones, and lists what the heads changed between the two:
+   entries that left or joined the base (with their hand labels: a non-answer or an answer), and
+   time-sensitivity flags.
 
 Skips (exit 0, one line) where the shared data folder is absent. Deterministic: the same figures on every run.
 """
@@ -31,12 +33,12 @@ from models.tools.paths import add_data_option, find_data  # noqa: E402
 REVIEW = ROOT / "docs" / "examples" / "review-learn-demo.jsonl"
 
 
-def _build(logs: Path, base: Path, *sets: str) -> dict:
+def _build(logs: list[Path], base: Path, *sets: str) -> dict:
     from models.config_check import load_config
     from pipelines.build import run_build
 
     overrides = dict(s.split("=", 1) for s in sets)
-    return run_build([str(logs)], base, load_config(None, overrides)).manifest
+    return run_build([str(p) for p in logs], base, load_config(None, overrides)).manifest
 
 
 def _questions(base: Path, version: str) -> dict[str, dict]:
@@ -47,15 +49,22 @@ def _questions(base: Path, version: str) -> dict[str, dict]:
     return {r["question_key"]: r for r in rows}
 
 
-def changed_entries(before: dict[str, dict], after: dict[str, dict]) -> dict:
+def changed_entries(before: dict[str, dict], after: dict[str, dict], hand: dict[str, dict]) -> dict:
     """What the refit heads changed: questions that left the base (with their new reason), joined it (with their
-    old one), and time-sensitivity flags set or cleared on questions kept in both."""
+    old one), each with its hand label where it has one (``hand``: question key -> label row), and
+    time-sensitivity flags set or cleared on questions kept in both."""
     left = [k for k, r in after.items() if k in before and before[k]["kept"] and not r["kept"]]
     joined = [k for k, r in after.items() if k in before and not before[k]["kept"] and r["kept"]]
     flagged = [k for k, r in after.items() if k in before and before[k]["kept"] and r["kept"]
                and r["time_sensitive"] != before[k]["time_sensitive"]]
+
+    def labelled(keys):
+        return dict(Counter("non-answer" if hand[k]["non_answer"] else "answer" if k in hand else "unlabelled"
+                            for k in keys))
+
     return {"left": len(left), "left_reasons": dict(Counter(after[k]["reason"] for k in left)),
-            "joined": len(joined), "joined_from": dict(Counter(before[k]["reason"] for k in joined)),
+            "left_labelled": labelled(left), "joined": len(joined),
+            "joined_from": dict(Counter(before[k]["reason"] for k in joined)), "joined_labelled": labelled(joined),
             "time_sensitive_set": sum(after[k]["time_sensitive"] for k in flagged),
             "time_sensitive_cleared": sum(not after[k]["time_sensitive"] for k in flagged),
             "examples_left": [after[k]["question"] for k in left[:8]],
@@ -74,7 +83,8 @@ def report_split(data: Path, heads: dict) -> dict:
     rows = load(data, "report")
     items = [(r["question"], r["answer"], "zh") for r in rows]
     emb = load_embedder(ModelsConfig.embedder)
-    spaces = {"en": load_embedder(ModelsConfig.intent_embedder_en), "zh": load_embedder(ModelsConfig.intent_embedder_zh)}
+    spaces = {"en": load_embedder(ModelsConfig.intent_embedder_en),
+              "zh": load_embedder(ModelsConfig.intent_embedder_zh)}
     out = {}
     for name, na_params, ts_params in (("packaged", na.load_params(), ts.load_params()),
                                        ("refit", na.load_params(heads["non_answer"]),
@@ -97,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     if data is None or not (data / "dq_base" / "dq_base_sample.jsonl").is_file():
         print("skipped: the shared data folder (dq_base/dq_base_sample.jsonl) is not here")
         return 0
-    from models.tools.dq_labels import read_labels
+    from models.tools.dq_labels import load, read_labels
     from models.tools.train_from_review import learn, render
+    from schemas.text import normalize_key
     from schemas.logs import setup_logging
 
     setup_logging(False, True)
@@ -107,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = (data / "dq_base" / "dq_base_sample.jsonl").read_text(encoding="utf-8").split("\n")
     tune = sorted(r["line"] for r in read_labels() if r["split"] == "tune")
     logs.write_text("".join(lines[n] + "\n" for n in tune), encoding="utf-8")
-    plain = _build(logs, base)
+    next_day = args.work / "dq_report.jsonl"
+    report_lines = sorted(r["line"] for r in read_labels() if r["split"] == "report")
+    next_day.write_text("".join(lines[n] + "\n" for n in report_lines), encoding="utf-8")
+    plain = _build([logs], base)
     learned = learn(str(base), REVIEW)
     print(render(learned), "\n")
     heads = {kind: h["file"] for kind, h in learned["heads"].items()}
@@ -116,13 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, figures in split.items():
         print("  " + name + ": " + "; ".join(f"{kind} P/R/F1 {f['precision']:.3f}/{f['recall']:.3f}/{f['f1']:.3f}"
                                           f" (flagged of {f['n']})" for kind, f in figures.items()))
-    reviewed = _build(logs, base, f"review.file={REVIEW}")
-    refit = _build(logs, base, f"review.file={REVIEW}", f"non_answer.model=embedding:{heads['non_answer']}",
+    reviewed = _build([logs, next_day], base, f"review.file={REVIEW}")
+    refit = _build([logs, next_day], base, f"review.file={REVIEW}", f"non_answer.model=embedding:{heads['non_answer']}",
                    f"time_sensitive.model=embedding:{heads['time_sensitive']}")
-    change = changed_entries(_questions(base, reviewed["version"]), _questions(base, refit["version"]))
-    print(f"\nnext build ({refit['version']}, heads {refit['models']['non_answer']}, "
-          f"{refit['models']['time_sensitive']}) against the review file alone ({reviewed['version']}): "
-          f"published {reviewed['counts']['published']} -> {refit['counts']['published']}")
+    hand = {normalize_key(r["question"]): r for r in load(data)}
+    change = changed_entries(_questions(base, reviewed["version"]), _questions(base, refit["version"]), hand)
+    print(f"\nthe next day's build ({refit['version']}: the report split's lines added, the review file, the refit "
+          f"heads {refit['models']['non_answer']}, {refit['models']['time_sensitive']}) against the same build with "
+          f"the packaged heads ({reviewed['version']}): published {reviewed['counts']['published']} -> "
+          f"{refit['counts']['published']}")
     print(json.dumps(change, ensure_ascii=False, indent=1))
     if args.json:
         args.json.write_text(json.dumps({"plain": plain["version"], "learned": learned, "report_split": split,
