@@ -59,7 +59,7 @@ def changed_entries(before: dict[str, dict], after: dict[str, dict], hand: dict[
                and r["time_sensitive"] != before[k]["time_sensitive"]]
 
     def labelled(keys):
-        return dict(Counter("non-answer" if hand[k]["non_answer"] else "answer" if k in hand else "unlabelled"
+        return dict(Counter("unlabelled" if k not in hand else "non-answer" if hand[k]["non_answer"] else "answer"
                             for k in keys))
 
     return {"left": len(left), "left_reasons": dict(Counter(after[k]["reason"] for k in left)),
