@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train-chitchat": ("models.tools.train_chitchat", "fit and measure the intent scorer's chit-chat head"),
     "train-timesensitive": ("models.tools.train_timesensitive",
                             "fit and measure the time-sensitivity head on labelled questions"),
+    "train-from-review": ("models.tools.train_from_review",
+                          "refit the non-answer and time-sensitivity heads on a review file's decisions"),
     "aggregate": ("models.tools.aggregate", "aggregate answer groups from a file"),
     "finetune": ("models.tools.finetune_aggregator", "LoRA fine-tuning of the aggregation LLM (extra: finetune)"),
     "serve-llm": ("models.tools.serve_llm", "OpenAI-compatible completions endpoint for a local LLM"),

@@ -14,6 +14,7 @@ A base directory (``--output``)::
     BASE_DIR/versions/.staging-<version>/        a build in progress; never read
     BASE_DIR/failed/<version>/                   the report of a version the quality gate refused
     BASE_DIR/cache/                              score, vector and aggregation caches (SQLite)
+    BASE_DIR/learned/                            heads refitted on review decisions (qabase train-from-review)
     BASE_DIR/.build.lock                         while a build runs: who holds the base (pid, host, since, version)
     BASE_DIR/.latest-<version>                   a publish's new link, renamed over latest at once
     BASE_DIR/.readers/<version>.lock             held (shared flock) by each service serving that version:
@@ -91,6 +92,9 @@ VERSIONS_DIR = "versions"
 LATEST = "latest"
 LATEST_FILE = "LATEST"  # the pointer object of a base on a store without symlinks: the version id, as text
 CACHE_DIR = "cache"
+# judges' heads refitted on a review file's decisions (models.tools.train_from_review), each named by its content,
+# with a report per review file; a build reads one only where its config names the file
+LEARNED_DIR = "learned"
 FAILED_DIR = "failed"
 STAGING_PREFIX = ".staging-"
 BEAM_TEMP_PREFIX = "beam-temp-"  # Beam's file sinks write their shards here before renaming them
