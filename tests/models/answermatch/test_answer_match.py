@@ -1,4 +1,4 @@
-"""The answer-match judge: a judge of answers declared in its folder and wired by one line, off by default."""
+"""The answer-match judge: a judge of answers declared in its folder and wired by one line, on by default."""
 
 import numpy as np
 import pytest
@@ -36,11 +36,11 @@ def test_languages_it_was_not_trained_on_are_not_judged():
     assert (j.score, j.reason) == (0.0, "") and logits.asked == []
 
 
-def test_it_is_wired_as_an_answer_judge_and_off_by_default():
+def test_it_is_wired_as_an_answer_judge_and_on_by_default():
     assert "answer_match" in [j.section for j in registry.JUDGES if j.level == ANSWER]
-    off = load_config(None)
+    off = load_config(None, {"answer_match.enabled": False})
     assert judge_sections(off, ANSWER) == () and "answer_match" not in RegistryModels.of(off).identities()
-    on = load_config(None, {"answer_match.enabled": True})
+    on = load_config(None)
     assert [s for s, _ in judge_sections(on, ANSWER)] == ["answer_match"]
     assert RegistryModels.of(on).identities()["answer_match"].startswith("answer-match-e5-v1@")
 
