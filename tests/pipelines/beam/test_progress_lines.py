@@ -2,6 +2,7 @@
 long the stage took, bars on a terminal and plain lines elsewhere, what loads while models load, and log lines that
 carry the date."""
 
+import contextlib
 import io
 import logging
 import re
@@ -97,17 +98,14 @@ def test_a_terminal_draws_bars_in_place_and_ends_them_before_other_lines():
     assert out == "\r\x1b[Kbar 25%\r\x1b[Kbar 50%\npublished\n\r\x1b[Kbar 100%\n"
 
 
-def test_logs_that_are_not_a_terminal_get_plain_lines(capsys):
-    from schemas.logs import setup_logging
 
+@contextlib.contextmanager
+def _logging_restored():
+    """The root logger (yielded) as it was before, whatever setup_logging did to it inside."""
     root = logging.getLogger()
     saved = list(root.handlers), root.level, logging.getLogger("qabase").level
     try:
-        setup_logging()  # stderr captured: not a terminal, as in a log file or under Airflow
-        assert not any(isinstance(h, BarHandler) for h in root.handlers)
-        meter = StageMeter("embed", total=2)
-        meter.tick(2)
-        err = capsys.readouterr().err
+        yield root
     finally:
         for h in list(root.handlers):
             root.removeHandler(h)
@@ -115,6 +113,17 @@ def test_logs_that_are_not_a_terminal_get_plain_lines(capsys):
             root.addHandler(h)
         root.setLevel(saved[1])
         logging.getLogger("qabase").setLevel(saved[2])
+
+
+def test_logs_that_are_not_a_terminal_get_plain_lines(capsys):
+    from schemas.logs import setup_logging
+
+    with _logging_restored() as root:
+        setup_logging()  # stderr captured: not a terminal, as in a log file or under Airflow
+        assert not any(isinstance(h, BarHandler) for h in root.handlers)
+        meter = StageMeter("embed", total=2)
+        meter.tick(2)
+        err = capsys.readouterr().err
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d INFO qabase\.progress: embed: 2 of 2 \(100%\) in 0:00, "
                         r"\d+/s\n", err), err
     assert "\r" not in err and "[#" not in err
@@ -199,17 +208,8 @@ def test_loading_says_what_loads_and_how_long_it_took_once(monkeypatch, caplog):
 def test_log_lines_carry_the_date(capsys):
     from schemas.logs import setup_logging
 
-    root = logging.getLogger()
-    saved = list(root.handlers), root.level, logging.getLogger("qabase").level
-    try:
+    with _logging_restored():
         setup_logging()
         logging.getLogger("qabase.test").info("hello")
         err = capsys.readouterr().err
-    finally:
-        for h in list(root.handlers):
-            root.removeHandler(h)
-        for h in saved[0]:
-            root.addHandler(h)
-        root.setLevel(saved[1])
-        logging.getLogger("qabase").setLevel(saved[2])
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d INFO qabase\.test: hello\n", err), err
