@@ -7,8 +7,9 @@ preamble the vectors are near-duplicates and every answer joins one viewpoint, h
 go on to make (origin, customs, meaning today). Here such answers are read from their first sentence that says
 something the group does not all say.
 
-Only answers longer than their embedded opening, whose opening vectors are near-duplicates of another such
-answer's, are re-read: elsewhere nothing changes and no text is embedded twice.
+Only groups with two or more answers longer than their embedded opening are looked at, and of them only the long
+answers whose first sentence is such preamble are re-read: each of those is embedded a second time (its gist), and
+nothing else changes.
 """
 
 from __future__ import annotations
