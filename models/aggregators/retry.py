@@ -6,6 +6,10 @@ fallback aggregator. :func:`with_retries` tries again after ``base * 2**n`` seco
 with jitter so that many workers do not knock at once), or after the server's ``Retry-After``, within a
 number of attempts and a total time; a failure that will not pass (400, 401, 404, a reply that is no JSON)
 is never retried. Retries only change when an answer comes, never which answer: no identity depends on them.
+
+Why not tenacity: a plain install does not have it (only Airflow's extra brings it), and the one rule that matters
+here, no retry whose wait would pass the budget (the server's ``Retry-After`` included), needs the wait known before
+the decision to stop, which tenacity's separate stop and wait callbacks do not share.
 """
 
 from __future__ import annotations

@@ -14,10 +14,12 @@ LANGS = ("zh", "mixed")
 class AnswerMatchJudge:
     flags_low = False  # flags a probability of not answering at or above the threshold
 
-    def __init__(self, logits, threshold: float, model_id: str):
+    def __init__(self, logits, threshold: float, model_id: str, asks_above: float = 0.0):
         self.logits = logits  # (question, answer) pairs -> logits (cross_encoder.pair_logits bound to a model)
         self.threshold = threshold
         self.model_id = model_id
+        # asked only of answers the non-answer judge scores at least this (pipelines.stages.nonanswer)
+        self.asks_above = asks_above
 
     def own_threshold(self, lang: str) -> float:
         return self.threshold

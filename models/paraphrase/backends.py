@@ -46,27 +46,39 @@ def _zh_threshold(ctx) -> float | None:
 def _pair_e5(target, ctx):
     from functools import partial
 
-    from models.embedders.hf_common import resolve_device
     from models.cross_encoder import load_cross_encoder, pair_logits
+    from models.embedders.hf_common import resolve_device
     from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge
-    from schemas.layout import sha256_file
 
     path = target or PACKAGED
-    device = resolve_device(ctx.device)
-    model, tokenizer, meta = load_cross_encoder(path, device)
+    device, precision = resolve_device(ctx.device), _precision(ctx)
+    model, tokenizer, meta = load_cross_encoder(path, device, precision=precision)
     logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
-    return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), sha256_file(path))
+    return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), _model_digest(path, precision))
+
+
+def _precision(ctx) -> str:
+    from models.embedders.hf_common import resolve_precision
+
+    return resolve_precision(ctx.models.precision)
+
+
+def _model_digest(path, precision: str) -> str:
+    """The adapters file's digest and the number format it runs in (models.embedders.hf_common.precision_tag)."""
+    from models.embedders.hf_common import precision_tag
+    from schemas.layout import sha256_file
+
+    return sha256_file(path) + precision_tag(precision)
 
 
 def _pair_e5_identity(target, ctx) -> str:
     from models.pair_file import load_meta
     from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity
-    from schemas.layout import sha256_file
 
     path = target or PACKAGED
     zh = _zh_threshold(ctx)
-    return judge_identity(sha256_file(path), load_meta(path)["thresholds"]["zh"] if zh is None else zh,
-                          _pair_lr_identity("", ctx))
+    return judge_identity(_model_digest(path, _precision(ctx)),
+                          load_meta(path)["thresholds"]["zh"] if zh is None else zh, _pair_lr_identity("", ctx))
 
 
 BACKENDS = (

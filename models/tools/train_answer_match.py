@@ -77,8 +77,8 @@ def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:
     return best
 
 
-def default_judge_flags(pairs) -> np.ndarray:
-    """What the build's default non-answer judge flags (its config threshold, applied as the stage does)."""
+def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray]:
+    """(flags, scores) of the build's default non-answer judge (its config threshold, applied as the stage does)."""
     from models.config_check import load_config
     from models.registry import judge_model
     from schemas.judgement import verdicts
@@ -86,7 +86,28 @@ def default_judge_flags(pairs) -> np.ndarray:
     cfg = load_config(None)
     detector = judge_model("non_answer", cfg.non_answer, cfg.models)
     items = [(q, a, "zh") for q, a, _ in pairs]
-    return np.array([bool(r) for _, r in verdicts(detector, detector.judgements(items), ["zh"] * len(items))])
+    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items))
+    return np.array([bool(r) for _, r in judged]), np.array([s for s, _ in judged])
+
+
+def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple) -> tuple[np.ndarray, int]:
+    """What a build with the default config shuts out: the non-answer judge's flags, and answer_match's where that
+    judge let the answer through and scored it at least ``answer_match.ask_above``, the model in the number format
+    ``models.precision`` resolves to here; and how many answers it asked."""
+    import torch
+
+    from models.config_check import load_config
+    from models.cross_encoder import pair_logits
+    from models.embedders.hf_common import resolve_precision
+
+    cfg = load_config(None)
+    flags, scores = default
+    asked = [i for i in range(len(pairs)) if not flags[i] and scores[i] >= cfg.answer_match.ask_above]
+    dtype = getattr(torch, resolve_precision(cfg.models.precision))
+    p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked]))
+    out = flags.copy()
+    out[asked] = p >= threshold
+    return out, len(asked)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,9 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         report = PairStates(model, tokenizer, sets["report"], args.cache, "report states")
         y = report.y.astype(int)
         ours = sigmoid(report.logits(model)) >= meta["threshold"]
-        default = default_judge_flags(sets["report"])
+        default = default_judge_verdicts(sets["report"])
+        applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"], default)
         table = {"pairs": len(y), "non_answers": int(y.sum()), "answer_match": prf(ours, y),
-                 "default_non_answer_judge": prf(default, y), "both": prf(ours | default, y)}
+                 "default_non_answer_judge": prf(default[0], y), "both": prf(ours | default[0], y),
+                 "as_a_build_applies": dict(prf(applied, y), asked=asked, let_through=int((~default[0]).sum()))}
         print(json.dumps(table, indent=1))
         if args.json:
             args.json.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")

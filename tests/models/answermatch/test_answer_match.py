@@ -69,3 +69,33 @@ def test_a_judges_context_carries_the_models_device_and_batch_size():
     ctx = registry._judge_context("answer_match", load_config(None).answer_match,
                                   ModelsConfig(device="cpu", batch_size=7))
     assert (ctx.device, ctx.batch_size) == ("cpu", 7)
+
+
+def test_its_identity_names_the_number_format_it_runs_in():
+    base = load_config(None, {"models.precision": "float32"})
+    bf16 = load_config(None, {"models.precision": "bfloat16"})
+    f32_id = RegistryModels.of(base).identities()["answer_match"]
+    bf16_id = RegistryModels.of(bf16).identities()["answer_match"]
+    assert bf16_id == f32_id + "+bf16" and "+" not in f32_id
+
+
+def test_it_is_asked_only_where_the_non_answer_judge_is_unsure():
+    from pipelines.stages.nonanswer import other_verdicts
+
+    logits = Logits({"a1": 3.0, "a2": 3.0, "a3": 3.0})
+    judge = AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03)
+    items = [("q1", "a1", "zh"), ("q2", "a2", "zh"), ("q3", "a3", "zh")]
+    out = other_verdicts((judge,), items, [0.5, 0.01, 0.03])
+    assert logits.asked == [[("q1", "a1"), ("q3", "a3")]]  # the answer the cheap judge is surest of is not asked
+    assert [r for _, r in out] == [REASON, "", REASON]
+    logits.asked.clear()
+    assert [r for _, r in other_verdicts((judge,), items)] == [REASON] * 3  # no scores: every answer asked
+    assert len(logits.asked[0]) == 3
+
+
+def test_the_gate_is_config():
+    assert load_config(None).answer_match.ask_above == 0.03
+    from schemas.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="ask_above"):
+        load_config(None, {"answer_match.ask_above": 2})

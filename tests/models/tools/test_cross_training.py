@@ -57,3 +57,18 @@ def test_the_kept_epoch_is_the_best_on_tune_and_the_top_runs_as_the_whole(tiny, 
 def test_auc_counts_ranks():
     assert auc(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0, 0, 1, 1])) == 1.0
     assert auc(np.array([0.9, 0.8, 0.2, 0.1]), np.array([0, 0, 1, 1])) == 0.0
+
+
+def test_a_saved_model_loads_in_bfloat16_and_scores_as_in_float32(tiny, tmp_path):
+    from models.cross_encoder import load_cross_encoder, save_adapter
+
+    model, tok, _, _ = _trained(tiny, tmp_path)
+    save_adapter(model, {"kind": "test", "threshold": 0.5}, tmp_path / "m.npz")
+    pairs = [(a, b) for a, b, _ in PAIRS[:6]]
+    f32, _, _ = load_cross_encoder(tmp_path / "m.npz", base=tiny)
+    bf16, _, _ = load_cross_encoder(tmp_path / "m.npz", base=tiny, precision="bfloat16")
+    assert {p.dtype for p in bf16.parameters()} == {torch.bfloat16}
+    assert {p.dtype for p in f32.parameters()} == {torch.float32}
+    a, b = pair_logits(f32, tok, pairs), pair_logits(bf16, tok, pairs)
+    assert b.dtype == np.float64 and not np.array_equal(a, b)  # computed in the other format...
+    assert np.allclose(a, b, atol=0.1)  # ...to about two decimals

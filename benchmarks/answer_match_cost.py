@@ -1,0 +1,73 @@
+"""What the answer-match judge costs per answer, as a build loads and asks it: every answer the non-answer judge
+lets through, in float32 (as it first shipped), against the default (``answer_match.ask_above`` and
+``models.precision: auto``), on the same real answers, the two runs interleaved so that a machine's load falls on
+both alike.
+
+    python benchmarks/answer_match_cost.py [--answers 600] [--rounds 2] [--json OUT.json]
+
+The answers are the first ``--answers`` lines of the DQ sample's labelled tune split (models.tools.dq_labels; the
+labels are not read). Prints, per configuration, the answers asked, seconds and answers let through per second
+(the stage's cost per answer judged), and the load average while it ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+CONFIGS = {"float32, every answer asked": {"answer_match.ask_above": 0.0, "models.precision": "float32"},
+           "default": {}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--answers", type=int, default=600)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    from models.config_check import load_config
+    from models.factory import judge_sections
+    from models.registry import configured_judges, judge_model
+    from models.tools.dq_labels import load
+    from pipelines.stages.nonanswer import other_verdicts
+    from schemas.judgement import ANSWER, verdicts
+
+    rows = load(split="tune")[:args.answers]
+    items = [(r["question"], r["answer"], "zh") for r in rows]
+    base = load_config(None)
+    detector = judge_model("non_answer", base.non_answer, base.models)
+    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items))
+    open_ = [i for i, (_, reason) in enumerate(judged) if not reason]
+    judges = {}
+    for name, overrides in CONFIGS.items():
+        cfg = load_config(None, overrides)
+        [judges[name]] = configured_judges(judge_sections(cfg, ANSWER), cfg.models)
+        other_verdicts((judges[name],), items[:8])  # warm: the first call pays for lazy set-up
+    table = {name: {"seconds": 0.0} for name in CONFIGS}
+    for _ in range(args.rounds):
+        for name, judge in judges.items():
+            t = time.perf_counter()
+            out = other_verdicts((judge,), [items[i] for i in open_], [judged[i][0] for i in open_])
+            table[name]["seconds"] += time.perf_counter() - t
+            floor = getattr(judge, "asks_above", 0.0)
+            table[name].update(identity=judge.model_id, let_through=len(open_),
+                               asked=sum(judged[i][0] >= floor for i in open_), flagged=sum(bool(r) for _, r in out))
+    for name, row in table.items():
+        row["seconds"] = round(row["seconds"] / args.rounds, 2)
+        row["answers_per_second"] = round(row["let_through"] / row["seconds"], 1)
+    table["load_average_after"] = round(os.getloadavg()[0], 2)
+    table["speedup"] = round(table["float32, every answer asked"]["seconds"] / table["default"]["seconds"], 2)
+    print(json.dumps(table, indent=1, ensure_ascii=False))
+    if args.json:
+        args.json.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
