@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a review file of people's decisions (exclude, answer, merge, split, time_sensitive, keep; "
                          "docs/review.md), applied on every build (default: review.file of --config, else none)")
     ap.add_argument("--demo", action="store_true", help="build from built-in sample logs (written to BASE_DIR/demo-logs)")
-    ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML and exit")
+    ap.add_argument("--print-config", action="store_true", help="print the effective config as YAML, each key's meaning (and default, where it differs) above it, and exit")
     ap.add_argument("--full-rebuild", action="store_true",
                     help="ignore the state of the latest version: count the given inputs alone (default: add "
                          "files not counted before to the counts of all earlier logs)")
@@ -150,7 +150,7 @@ def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
         check_version_id(args.version_id, "--version-id")
     check_beam_args(beam_args)
     from models.config_check import load_config
-    from schemas.config import config_yaml, set_overrides
+    from schemas.config import commented_config_yaml, set_overrides
 
     overrides = {key: getattr(args, flag) for flag, key in CONFIG_FLAGS.items() if getattr(args, flag) is not None}
     if args.allow_empty:
@@ -160,7 +160,7 @@ def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
     overrides.update(set_overrides(args.set_keys))
     cfg = load_config(args.config, overrides)
     if args.print_config:
-        print(config_yaml(cfg), end="")
+        print(commented_config_yaml(cfg), end="")
         return 0
     if not args.output:
         raise QabaseError("usage: --base BASE_DIR (or --output BASE_DIR) is required")

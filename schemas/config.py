@@ -719,6 +719,38 @@ def set_overrides(items: list[str] | None) -> dict[str, Any]:
 
 
 def config_yaml(cfg: BuildConfig) -> str:
-    """A config as YAML (what `--print-config` prints); load_config reads it back to the same config."""
+    """A config as YAML; load_config reads it back to the same config."""
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True)
+
+
+COMMENT_WIDTH = 116
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, COMMENT_WIDTH - len(indent) - 2, initial_indent=f"{indent}# ",
+                         subsequent_indent=f"{indent}# ", break_on_hyphens=False)
+
+
+def _field_default(f: dataclasses.Field) -> Any:
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default
+
+
+def commented_config_yaml(cfg: BuildConfig) -> str:
+    """A config as YAML with each section's and key's meaning as a comment above it, and the key's default where
+    the config holds another value (what ``--print-config`` prints); load_config reads it back to the same
+    config."""
+    out: list[str] = []
+    for sect in fields(cfg):
+        node = getattr(cfg, sect.name)
+        out += [""] * bool(out) + _comment(meaning_of(sect), "") + [f"{sect.name}:"]
+        for f in fields(node):
+            value, default = _plain(getattr(node, f.name)), _plain(_field_default(f))
+            note = "" if value == default else \
+                f" (default: {json.dumps(default, ensure_ascii=False)})"
+            out += _comment(meaning_of(f) + note, "  ")
+            dumped = yaml.safe_dump({f.name: value}, sort_keys=False, allow_unicode=True).rstrip("\n")
+            out += ["  " + line for line in dumped.splitlines()]
+    return "\n".join(out) + "\n"
 

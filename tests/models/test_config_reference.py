@@ -59,3 +59,37 @@ def test_types_and_defaults_are_rendered_plainly():
     assert rows["filter.score_all"] == ("true/false", "false")
     assert rows["input.languages"] == ("list of strings", "[en, zh, mixed]")
     assert rows["index.memory_budget_mb"] == ("number", "4096.0")
+
+
+SCHEMA = PAGE.parent / "config.schema.json"
+
+
+def test_committed_json_schema_is_the_generators_output_and_a_valid_schema():
+    import json
+
+    import jsonschema
+
+    committed = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert committed == ref.json_schema(), f"{ref.SCHEMA_PATH} is stale: run {ref.REGENERATE_SCHEMA}"
+    jsonschema.Draft202012Validator.check_schema(committed)
+    schema_keys = {f"{s}.{k}" for s, sect in committed["properties"].items() for k in sect["properties"]}
+    assert schema_keys == {path for path, _, _ in ref.config_keys()}
+    assert all(sect["properties"][k]["description"] for sect in committed["properties"].values()
+               for k in sect["properties"])
+
+
+def test_the_json_schema_accepts_what_the_build_accepts_and_refuses_what_it_refuses():
+    import jsonschema
+    import pytest
+
+    from schemas.errors import ConfigError
+
+    schema = ref.json_schema()
+    jsonschema.validate(yaml.safe_load(config_yaml(default_config())), schema)
+    jsonschema.validate({"filter": {"top_k": 10}, "non_answer": {"threshold": -1}}, schema)  # partial; a sentinel
+    for bad in ({"models": {"device": "tpu"}}, {"filter": {"top_k": 0}}, {"non_answer": {"threshold": 2}},
+                {"filter": {"no_such_key": 1}}, {"privacy": {"patterns": [{"name": "X"}]}}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        with pytest.raises(ConfigError):
+            config_from_dict(bad)

@@ -63,6 +63,25 @@ def test_printed_config_reads_back_to_the_same_config(tmp_path):
     assert load_config(p) == cfg
 
 
+def test_the_printed_config_says_what_each_key_means_and_reads_back(tmp_path):
+    from schemas.config import commented_config_yaml
+
+    cfg = load_config(None, {"filter.top_k": 7, "answer_match.enabled": False})
+    text = commented_config_yaml(cfg)
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    assert load_config(p) == cfg
+    explained, section, lines = set(), "", text.splitlines()
+    for before, line in zip([""] + lines, lines):
+        if line and not line.startswith((" ", "#")):
+            section = line.rstrip(":")
+        elif line.startswith("  ") and not line.startswith(("  #", "  -", "   ")) and before.startswith("  # "):
+            explained.add(f"{section}.{line.split(':')[0].strip()}")  # its meaning right above it
+    assert explained == {path for path, _, _ in key_fields(cfg)}
+    assert "(default: 50000)" in text and "(default: true)" in text  # where the config moved a key off its default
+    assert text.count("(default:") == 2
+
+
 @pytest.mark.parametrize("path,value,needle", [
     ("topics.dims", 1, "topics.dims must be 0 (automatic) or at least 2, got 1"),
     ("non_answer.threshold", 2, "non_answer.threshold must be within [0, 1] (or -1: the model's own), got 2.0"),
