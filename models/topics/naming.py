@@ -11,7 +11,8 @@ in (ties: the language of its first, most asked, text) give it words, so a name 
 Words (:func:`naming_tokens`) are English words and Chinese characters with the bigrams of adjacent characters,
 each counted once per text, less the words that say nothing about a topic: English stop words, Chinese function
 characters (no bigram holding one is a word: "好还" out of "咖啡好还是茶好") and a short list of Chinese
-question and time words ("什么", "多少", "今年": neither they nor a bigram reaching into one). The lists are fixed here, so a name depends on the texts only.
+question and time words ("什么", "多少", "今年": neither they nor a bigram reaching into one). The lists are
+fixed here, so a name depends on the texts only.
 Single Chinese characters name a topic only when it has too few other words, and never beside a chosen bigram
 that holds them ("退款" rather than "退款 · 退 · 款").
 """
@@ -39,7 +40,8 @@ ENGLISH_STOP = STOP | frozenset(
     "i'm what's how's whats hows please tell know get gets got make need want like best better good way one use "
     "thing things someone something anyone anything people much many now today".split())
 # Chinese characters that carry grammar, not a subject: neither a word alone nor part of a bigram
-CHINESE_STOP_CHARS = frozenset("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有还好哪什怎多啥谁呀哦嗯又再才不没")
+CHINESE_STOP_CHARS = frozenset("的了是在和与就都也把被对从向给让很吗呢吧啊么着过得地我你他她它这那个有"
+                               "还好哪什怎多啥谁呀哦嗯又再才不没")
 # Chinese question, quantity and time words that any topic's questions may hold
 CHINESE_STOP_WORDS = frozenset(
     "什么 怎么 怎样 如何 为什么 为何 哪里 哪儿 哪个 哪些 可以 能否 是否 一个 一下 一些 一样 一点 这个 那个 这些 那些 "

@@ -173,7 +173,7 @@ def test_stale_and_conflicting_decisions_are_reported(builds):
     assert (figures["applied"], figures["stale"], figures["conflicting"], figures["excluded"]) == (8, 1, 1, 1)
     assert figures["actions_in_base"]["answer"] == 2 and len(figures["not_applied"]) == 2
     page = (res.path / "report.html").read_text(encoding="utf-8")
-    assert "id='review'" in page and "a question nobody asked" in page
+    assert 'id="review"' in page and "a question nobody asked" in page
 
 
 def test_an_incremental_build_equals_a_full_rebuild_with_the_same_file(builds):

@@ -115,7 +115,8 @@ def test_topic_names_are_in_their_questions_language_without_stop_words():
     from models.topics.naming import CHINESE_STOP_CHARS, CHINESE_STOP_WORDS, ENGLISH_STOP, naming_tokens
 
     # one topic holding both languages (the embedder's space is shared): most of its texts are Chinese
-    texts = [["Is tea better than coffee?", "Which is better, tea or coffee?"], ["咖啡好还是茶好？", "喝茶好还是喝咖啡好？"],
+    texts = [["Is tea better than coffee?", "Which is better, tea or coffee?"],
+             ["咖啡好还是茶好？", "喝茶好还是喝咖啡好？"],
              ["今年高考是哪天？", "请问今年高考是哪天？"], ["买房好还是租房好？"], ["李白是哪个朝代的诗人？"],
              ["how do I reset my password", "reset password"], ["password reset link expired"],
              ["what is the weather"]]

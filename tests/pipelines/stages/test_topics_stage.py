@@ -90,7 +90,7 @@ def test_the_build_writes_topics_beside_the_store(shared_fake_base):
     assert sum(t["size"] for t in topics) == len(qa)
     figures = json.loads((version / "report.json").read_text(encoding="utf-8"))
     assert figures["topics"]["entries"] == len(qa)
-    assert "<h2 id='topics'>Topics</h2>" in (version / "report.html").read_text(encoding="utf-8")
+    assert '<section id="topics">\n<h2>Topics</h2>' in (version / "report.html").read_text(encoding="utf-8")
     page = (version / "browse.html").read_text(encoding="utf-8")
     data = json.loads(re.search(r'<script type="application/json" id="qabase-data">(.*?)</script>', page, re.S)
                       .group(1))
