@@ -443,11 +443,9 @@ def charts(f: dict) -> dict[str, str]:
 
 
 # ---- the page ---------------------------------------------------------------------------------------------
-# Jinja2 templates beside this module (templates/, package data): report.html.j2 lays the page out (contents,
+# Jinja2 templates (pipelines.release.templating: templates/ beside this module, package data): report.html.j2 lays the page out (contents,
 # headline figures, then every section from one list, so each has its anchor and its line in the contents),
 # report_sections.html.j2 holds one macro per section kind. Autoescape is on: log text is only ever text.
-
-_TEMPLATES = Path(__file__).parent / "templates"
 
 # the built-in judges' figures (report.json's key, how they are read) and their sections (anchor, title);
 # every other judge a build applied (recorded in the manifest's models) gets :func:`further_judge`'s. Both in
@@ -551,13 +549,10 @@ def stage_bars(f: dict) -> list[dict]:
 
 
 def _environment():
-    import jinja2
+    from pipelines.release.templating import environment
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=number, percent=percent, duration=duration, row_examples=_row_examples, forms=_forms,
-                       scored_examples=_scored_examples, period_examples=_period_examples)
-    return env
+    return environment(row_examples=_row_examples, forms=_forms, scored_examples=_scored_examples,
+                       period_examples=_period_examples)
 
 
 # how a table cell lists a few examples (the numbers in them written as every other number of the page)
