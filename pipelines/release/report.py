@@ -32,8 +32,6 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 from models import registry
 from pipelines.release.number_format import duration, number, percent
 from schemas.config import ParaphraseConfig
@@ -572,11 +570,23 @@ def _period_examples(examples: list) -> str:
     return " | ".join(f"{q} [{period}] → {a}" for q, period, a in examples)
 
 
+def _context(f: dict) -> dict:
+    """What the section macros share beyond the figures (a part of the figures gives the parts it can)."""
+    return {"funnel": funnel_bars(f) if "funnel" in f else [], "stages": stage_bars(f) if "stages" in f else [],
+            "browse": BROWSE_FILE, "topics_shown": TOPICS_SHOWN, "QUESTION": QUESTION, "ANSWER": ANSWER}
+
+
 def render_html(f: dict, images: dict[str, str]) -> str:
-    ctx = {"funnel": funnel_bars(f), "stages": stage_bars(f), "browse": BROWSE_FILE, "topics_shown": TOPICS_SHOWN,
-           "QUESTION": QUESTION, "ANSWER": ANSWER}
     return _environment().get_template("report.html.j2").render(
-        f=f, images=images, sections=sections(f), headline=headline(f), browse=BROWSE_FILE, ctx=ctx)
+        f=f, images=images, sections=sections(f), headline=headline(f), browse=BROWSE_FILE, ctx=_context(f))
+
+
+def render_section(anchor: str, f: dict, images: dict[str, str] | None = None) -> str:
+    """The body of one section of the page (its macro's HTML, without its anchor and title), from the figures it
+    reads: to check a part alone."""
+    s = next(s for s in sections(f) if s["id"] == anchor)
+    macros = _environment().get_template("report_sections.html.j2").module
+    return str(getattr(macros, s["kind"])(s, f, images or {}, _context(f)))
 
 
 def write_report(version_dir: Path, manifest: dict) -> dict:
