@@ -210,14 +210,19 @@ MANIFEST_OPTIONAL = ("beam", "review", "build_seconds", "model_calls", "caches",
 _COUNTED = _map("counts by name", COUNT_MAP)
 _EXAMPLES = _map("a few examples per reason", _list("examples"))
 
+_STEP = _t("array", "a step and its count", prefixItems=[{"type": "string"}, {"type": "integer"}])
+
 REPORT_FIELDS: dict[str, dict] = {
     "report_format": _t("integer", f"report.json's format (schemas.documents.REPORT_FORMAT; {REPORT_FORMAT} now)",
                         minimum=1, maximum=REPORT_FORMAT),
     "version": _str("the version reported"),
     "created": _nullable(_str("when its build started (ISO 8601, UTC)")),
-    "funnel": _list("[step, count] from rows read to published", _t("array", "a step and its count",
-                                                                  prefixItems=[{"type": "string"},
-                                                                               {"type": "integer"}])),
+    "build_seconds": _nullable(_num("the manifest's build_seconds: from the start of the build to its staged "
+                                    "version (null when the manifest has none)")),
+    "funnel": _list("[step, count] from rows read to published, each step a part of the one before (the counts "
+                    "only narrow)", _STEP),
+    "funnel_aside": _list("[step, count] of the counts beside the funnel, not steps of it: the entries formed, "
+                          "the questions that passed intent", _STEP),
     "thresholds": _record("the filters' thresholds", {"gec": _nullable(_num("filter.gec_threshold")),
                                                      "intent": _nullable(_num("filter.intent_threshold"))}),
     "scores": _record("every scored question's scores (histograms)", {
@@ -226,7 +231,9 @@ REPORT_FIELDS: dict[str, dict] = {
     "row_rejection_examples": _EXAMPLES,
     "question_rejections": _map("questions left out per reason", COUNT_MAP),
     "question_rejection_examples": _EXAMPLES,
-    "merges": _t("object", "paraphrase merging: merged questions, entries with aliases, the biggest entries"),
+    "merges": _t("object", "paraphrase merging: merged questions (and how many the judge, answer overlap or a "
+                           "reviewer merged), entries with aliases, the biggest entries, the judge's least sure "
+                           "merges and the merges through answer overlap"),
     "non_answers": _t("object", "non-answers in the base and dropped, by reason, with examples"),
     "instruction_like": _t("object", "instruction-like answers: policy, in the base, withheld, by reason"),
     "time_sensitive": _t("object", "time-sensitive questions: policy, in the base, dropped, by reason"),

@@ -20,7 +20,8 @@ its own text): as a download (a ``blob:`` URL made in the page, which is no requ
 and as text to copy. Texts the page holds only in part (cut at :data:`MAX_TEXT`) cannot be named from it.
 
 The page is self-contained and makes no request at all: the script and the styles are inline (see
-``browse.js`` and ``browse.css`` beside this module), the data is one JSON document inside a
+``browse.js`` and ``browse.css`` beside this module; the page around them is ``templates/browse.html.j2``,
+pipelines.release.templating), the data is one JSON document inside a
 ``<script type="application/json">`` element, escaped so that no log text can end it (:func:`embed_json`),
 and a Content-Security-Policy meta tag allows only that script and that style (by their sha256), nothing
 from the network. Log text is only ever set as text (``textContent``), never parsed as HTML.
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import math
 import re
@@ -301,23 +301,19 @@ def _sha256(text: str) -> str:
 
 
 def render(data: dict) -> str:
-    """The page: ``data`` (:func:`collect`) embedded as JSON, the inline script and style allowed by hash."""
+    """The page (templates/browse.html.j2): ``data`` (:func:`collect`) embedded as JSON, the inline script and
+    style allowed by hash. The script, the style, the policy and the JSON go in as they are (the hashes are of
+    those exact texts; :func:`embed_json` has escaped what could end its element); the title is escaped."""
+    from markupsafe import Markup
+
+    from pipelines.release.templating import environment
+
     style, script = _asset("browse.css"), _asset("browse.js")
     csp = (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
            "base-uri 'none'; form-action 'none'")
-    title = html.escape(f"qabase base browser {data.get('version') or ''}".strip())
-    return "".join([
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n",
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n',
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>\n",
-        "<meta name='referrer' content='no-referrer'>\n",
-        "<link rel='icon' href='data:,'>\n",
-        f"<title>{title}</title>\n<style>{style}</style>\n</head><body>\n",
-        "<noscript><p>This page needs JavaScript (inline, offline) to show the base.</p></noscript>\n",
-        "<div id='app'></div>\n",
-        f'<script type="application/json" id="qabase-data">{embed_json(data)}</script>\n',
-        f"<script>{script}</script>\n</body></html>\n",
-    ])
+    return environment().get_template("browse.html.j2").render(
+        csp=Markup(csp), title=f"qabase base browser {data.get('version') or ''}".strip(), style=Markup(style),
+        script=Markup(script), data_json=Markup(embed_json(data)))
 
 
 def write_browse(version_dir: Path, manifest: dict) -> Path:

@@ -2,35 +2,39 @@
 
 Written into the version folder at build time (``report.html``, ``report.json``, and the base browser
 ``browse.html``: pipelines.release.browse) and rebuilt on demand by ``qabase report``
-(pipelines.commands.report, which holds the build lock while it writes). The HTML has no
-external references: the
-charts are PNGs embedded as data URIs, the styles are inline, and every piece of
-log text (questions, rejected rows, reasons) is HTML-escaped. Report files are not
-in the manifest's checksums: they can be regenerated.
+(pipelines.commands.report, which holds the build lock while it writes). The HTML has no external references
+and no script: the charts are PNGs embedded as data URIs (or HTML bars), the styles are inline, and every piece
+of log text (questions, rejected rows, reasons) is HTML-escaped (Jinja2 templates with autoescape, in
+templates/ beside this module). Report files are not in the manifest's checksums: they can be regenerated.
 
-Figures: the funnel (rows read, valid, distinct questions, passed GEC, passed intent,
-top K, published), score histograms with the thresholds drawn, rejection reasons with
-examples, paraphrase merges (the biggest entries with all their forms, and the merges the judge was least
-sure of, so a person can check them), the judges' sections in wiring order (models.registry.JUDGES: non-answers by
-reason with examples, the least sure, the questions withheld because every answer was one; time-sensitive questions
-by cue, with the logs' period; instruction-like answers; and for each further judge a build applied, what it dropped
-or shut out, by its reasons), the topics of the
-entries (size, asks, flagged and least reliable entries, words), the frequency distribution of the base (log scale), question types,
+The page reads as a dashboard: a contents list linking every section, a row of headline figures (entries
+published, questions read, merges, non-answers shut out, time-sensitive entries, the index's recall, build time),
+then the sections. Every number is written one way (pipelines.release.number_format), and every table says
+its order in its caption and marks the column it is ordered by.
+
+Figures: the funnel (rows read, valid, distinct questions, scored, passed GEC, passed both, eligible entries,
+top K, published: each a part of the one before), score histograms with the thresholds drawn, rejection reasons
+with examples, paraphrase merges (the biggest entries with all their forms, the merges the judge was least sure
+of, and those made through answer overlap, so a person can check them), the judges' sections in wiring order
+(models.registry.JUDGES: non-answers by reason with examples, the least sure, the questions withheld because every
+answer was one; time-sensitive questions by cue, with the logs' period; instruction-like answers; and for each
+further judge a build applied, what it dropped or shut out, by its reasons), the topics of the entries (size,
+asks, flagged and least reliable entries, words), how often the base's questions were asked, question types,
 answers and viewpoints per question, languages, and time per stage.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 from models import registry
+from pipelines.release.number_format import duration, number, percent
+from schemas.config import ParaphraseConfig
 from schemas.documents import REPORT_FORMAT
 from schemas.judgement import ANSWER, QUESTION
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
@@ -40,21 +44,53 @@ EXAMPLES_PER_REASON = 3
 MERGES_SHOWN = 15
 
 
-def merges(questions: list[dict], qa: list[dict]) -> dict:
-    """The biggest merged entries (by number of forms) and the least sure merges (lowest judge probability)."""
+_OVERLAP = re.compile(r"answers overlap ([0-9.]+)")  # in merged_into_reason (pipelines.stages.paraphrase)
+JUDGE, OVERLAP, REVIEWER = "judge", "answer overlap", "reviewer"
+
+
+def merged_by(q: dict, thresholds: dict) -> str:
+    """What merged a question into its entry: the paraphrase judge (its probability reached the language's
+    threshold), the answers (the judge said less, but the chatbot's answers to the two coincide:
+    paraphrase.answers_min_overlap) or a reviewer (no probability)."""
+    p = q["merge_probability"]
+    if p is None:
+        return REVIEWER
+    return JUDGE if p >= thresholds.get(q.get("lang"), thresholds["en"]) else OVERLAP
+
+
+def merges(questions: list[dict], qa: list[dict], paraphrase_cfg: dict | None = None) -> dict:
+    """The biggest merged entries (by number of forms), the merges the judge was least sure of (lowest
+    probability that still reached the threshold) and those made through answer overlap (lowest overlap
+    first), each with what merged it."""
+    cfg = paraphrase_cfg or {}
+    thresholds = {"en": cfg.get("threshold_en") or ParaphraseConfig.threshold_en,
+                  "zh": cfg.get("threshold_zh") or ParaphraseConfig.threshold_zh}
     biggest = sorted((r for r in qa if len(r["aliases"] or []) > 1),
                      key=lambda r: (-len(r["aliases"]), r["rank"]))[:MERGES_SHOWN]
     merged = [q for q in questions if q["merged_into_reason"]]
-    # the judge's merges (a reviewer's have no probability: docs/review.md)
-    judged = [q for q in merged if q["merge_probability"] is not None]
-    closest = sorted(judged, key=lambda q: (q["merge_probability"], q["question"]))[:MERGES_SHOWN]
+    by = {id(q): merged_by(q, thresholds) for q in merged}
+
+    def overlap(q):
+        found = _OVERLAP.search(q["merged_into_reason"] or "")
+        return float(found.group(1)) if found else None
+
+    def row(q):
+        return {"question": q["question"], "frequency": q["frequency"], "probability": q["merge_probability"],
+                "reason": q["merged_into_reason"], "kept_entry": q["qid"] is not None, "by": by[id(q)],
+                "answer_overlap": overlap(q), "threshold": thresholds.get(q.get("lang"), thresholds["en"])}
+
+    judged = [q for q in merged if by[id(q)] == JUDGE]
+    through_answers = [q for q in merged if by[id(q)] == OVERLAP]
     return {
         "merged_questions": len(merged),
         "entries_with_aliases": sum(1 for r in qa if len(r["aliases"] or []) > 1),
+        "merged_by": {k: sum(1 for q in merged if by[id(q)] == k) for k in (JUDGE, OVERLAP, REVIEWER)},
         "biggest": [{"rank": r["rank"], "question": r["question"], "frequency": r["frequency"],
                      "forms": [[a["question"], a["count"]] for a in r["aliases"]]} for r in biggest],
-        "least_sure": [{"question": q["question"], "frequency": q["frequency"], "probability": q["merge_probability"],
-                        "reason": q["merged_into_reason"], "kept_entry": q["qid"] is not None} for q in closest],
+        "least_sure": [row(q) for q in sorted(judged, key=lambda q: (q["merge_probability"], q["question"]))
+                       [:MERGES_SHOWN]],
+        "through_overlap": [row(q) for q in sorted(through_answers, key=lambda q: (overlap(q) or 0.0,
+                                                                                    q["question"]))[:MERGES_SHOWN]],
     }
 
 
@@ -177,8 +213,8 @@ def reliability_view(qa: list[dict]) -> dict:
                       if r.get("reliability_parts") and min(r["reliability_parts"].values()) < 1.0)
 
     def row(r):
-        parts = ", ".join(f"{k} {v:.2f}" for k, v in (r.get("reliability_parts") or {}).items())
-        return [f"{r['reliability']:.3f}", r["rank"], r["question"], (r["answer"] or "")[:160], parts]
+        parts = ", ".join(f"{k} {number(v)}" for k, v in (r.get("reliability_parts") or {}).items())
+        return [number(r["reliability"]), r["rank"], r["question"], (r["answer"] or "")[:160], parts]
 
     return {
         "scores": [r["reliability"] for r in scored],
@@ -219,6 +255,27 @@ def topics_view(version_dir: Path) -> dict | None:
             "entries": sum(t["size"] for t in rows), "topics": rows}
 
 
+def funnel(c: dict) -> list[list]:
+    """[step, count] from rows read to published, each step a part of the one before (so the counts only
+    narrow): rows, then the distinct questions they ask, the questions scored and passing each filter, then the
+    entries (each has a representative that passed both filters), the top K of them and what was published.
+    ``c``: the manifest's counts (a version built before a count existed falls back on its neighbour)."""
+    return [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
+            ["distinct questions", c["distinct_questions"]],
+            ["questions scored", c.get("questions_scored", c["distinct_questions"])],
+            ["passed GEC", c["passed_gec"]], ["passed GEC and intent", c["passed_both"]],
+            ["eligible entries", c.get("entries", c["passed_both"])],
+            ["top K", c.get("top_k", c["published"])], ["published", c["published"]]]
+
+
+def funnel_aside(c: dict) -> list[list]:
+    """[step, count] of the counts beside the funnel, not steps of it: the entries the paraphrase stage formed
+    (every distinct question is in one; only those the top K could take are scored) and the questions that
+    passed intent (passed GEC and intent is part of them too)."""
+    return [["entries formed (paraphrases merged)", c.get("entries_formed", c.get("entries", c["passed_both"]))],
+            ["passed intent", c["passed_intent"]]]
+
+
 def collect(version_dir: Path, manifest: dict) -> dict:
     c = manifest["counts"]
     questions = _read(version_dir / QUESTIONS_FILE,
@@ -247,15 +304,9 @@ def collect(version_dir: Path, manifest: dict) -> dict:
     return {
         "report_format": REPORT_FORMAT,  # the fields are described in schemas.documents
         "version": manifest.get("version"), "created": manifest.get("created"),
-        "funnel": [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
-                   ["distinct questions", c["distinct_questions"]],
-                   ["entries (paraphrases merged)", c.get("entries_formed", c.get("entries", c["passed_both"]))],
-                   ["questions scored (entries the top K could take)",
-                    c.get("questions_scored", c["distinct_questions"])],
-                   ["passed GEC", c["passed_gec"]],
-                   ["passed intent", c["passed_intent"]], ["passed both", c["passed_both"]],
-                   ["eligible entries", c.get("entries", c["passed_both"])],
-                   ["top K", c.get("top_k", c["published"])], ["published", c["published"]]],
+        "build_seconds": manifest.get("build_seconds"),
+        "funnel": funnel(c),
+        "funnel_aside": funnel_aside(c),
         "thresholds": {"gec": cfg.get("filter", {}).get("gec_threshold"),
                        "intent": cfg.get("filter", {}).get("intent_threshold")},
         "scores": {"gec": [q["gec_score"] for q in questions if q["gec_score"] is not None],
@@ -265,7 +316,7 @@ def collect(version_dir: Path, manifest: dict) -> dict:
         "question_rejections": dict(Counter(q["reason"] for q in questions if not q["kept"] and q["reason"])
                                     .most_common()),
         "question_rejection_examples": dropped_questions,
-        "merges": merges(questions, qa),
+        "merges": merges(questions, qa, cfg.get("paraphrase", {})),
         **judge_figures(manifest, questions, qa),
         "reliability": reliability_view(qa),
         "review": review_view(manifest, questions, qa),
@@ -292,6 +343,24 @@ def collect(version_dir: Path, manifest: dict) -> dict:
     }
 
 
+SMALL_COUNTS = 30  # frequencies up to this are drawn one bar per count on linear axes, not on a log scale
+
+
+def _frequency_edges(top: int) -> list[tuple[int, int]]:
+    """(lowest, highest) times asked of each bar up to ``top``: 1, 2, 3-5, 6-10, 11-20, 21-50, 51-100, ..."""
+    bounds, scale = [], 1
+    while not bounds or bounds[-1] < top:
+        bounds += [b * scale for b in (1, 2, 5) if b * scale > (bounds[-1] if bounds else 0)]
+        scale *= 10
+    edges, low = [], 1
+    for b in bounds:
+        edges.append((low, b))
+        low = b + 1
+        if b >= top:
+            break
+    return edges
+
+
 def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
@@ -302,334 +371,222 @@ def _png(fig) -> str:
 
 
 def charts(f: dict) -> dict[str, str]:
+    """The report's pictures (PNG data URIs): the score and reliability histograms, how often the base's
+    questions were asked, answers and viewpoints per question. Linear axes with whole-number ticks written as
+    the page writes numbers (pipelines.release.number_format); the funnel and the stage times are drawn in HTML."""
     import matplotlib
 
     matplotlib.use("Agg")
     import logging
 
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     logging.getLogger("matplotlib.category").setLevel(logging.WARNING)  # bar labels like "1", "2" are categories
+    whole = FuncFormatter(lambda v, _: number(int(round(v))))
+
+    def axes(title: str, xlabel: str, ylabel: str, size=(5, 2.6)):
+        fig, ax = plt.subplots(figsize=size)
+        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_formatter(whole)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        return fig, ax
 
     out = {}
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    names = [n for n, _ in f["funnel"]][::-1]
-    values = [v for _, v in f["funnel"]][::-1]
-    ax.barh(names, [max(v, 1) for v in values], color="#4c72b0")  # the axis starts at 1: a zero is no bar
-    for y, v in enumerate(values):
-        ax.text(v, y, f" {v:,}", va="center", fontsize=8)
-    ax.set_xscale("log")
-    ax.set_xlim(left=1, right=max(values + [1]) * 3)
-    from matplotlib.ticker import NullFormatter
-
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_title("Funnel (log scale)")
-    out["funnel"] = _png(fig)
     for kind in ("gec", "intent"):
-        fig, ax = plt.subplots(figsize=(5, 3))
+        fig, ax = axes(f"{'GEC' if kind == 'gec' else 'Intent'} score of the scored questions",
+                       "score (kept when above the threshold)", "questions")
         ax.hist(f["scores"][kind], bins=20, range=(0, 1), color="#55a868")
         t = f["thresholds"][kind]
         if t is not None:
-            ax.axvline(t, color="crimson", linestyle="--", label=f"threshold {t}")
-            ax.legend(fontsize=8)
-        ax.set_title(f"{kind.upper() if kind == 'gec' else 'Intent'} score of every distinct question")
-        ax.set_xlabel("score (kept iff score > threshold)")
+            ax.axvline(t, color="crimson", linestyle="--", label=f"threshold {number(float(t))}")
+            ax.legend(fontsize=8, frameon=False)
         out[f"{kind}_hist"] = _png(fig)
-    fig, ax = plt.subplots(figsize=(5, 3))
+    fig, ax = axes("Reliability of the published entries", "reliability (product of its parts)", "entries")
     ax.hist(f["reliability"]["scores"] or [0.0], bins=20, range=(0, 1), color="#4c72b0")
-    ax.set_title("Reliability of the base's answers")
-    ax.set_xlabel("reliability (product of agreement, support, answered, consistent, fresh)")
     out["reliability_hist"] = _png(fig)
-    fig, ax = plt.subplots(figsize=(5, 3))
     freqs = f["frequencies"] or [1]
-    bins = np.logspace(0, np.log10(max(freqs) + 1), 20)
-    ax.hist(freqs, bins=bins, color="#8172b2")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_title("How often base questions were asked (log-log)")
-    ax.set_xlabel("frequency")
+    top = max(freqs)
+    fig, ax = axes("How often each published question was asked", "times asked", "entries")
+    if top <= SMALL_COUNTS:
+        counted = Counter(freqs)
+        ax.bar(range(1, top + 1), [counted.get(x, 0) for x in range(1, top + 1)], color="#8172b2")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_formatter(whole)
+    else:  # a long tail: ranges that grow by about 2 to 2.5 times (1, 2, 3-5, 6-10, 11-20, 21-50, ...)
+        edges = _frequency_edges(top)
+        labels = [number(lo) if lo == hi else f"{number(lo)}–{number(hi)}" for lo, hi in edges]
+        ax.bar(labels, [sum(1 for x in freqs if lo <= x <= hi) for lo, hi in edges], color="#8172b2")
+        ax.tick_params(axis="x", labelrotation=30 if len(edges) > 8 else 0)
     out["frequency"] = _png(fig)
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
-    for ax, key, title in ((axes[0], "answers_per_question", "Distinct answers per question"),
-                           (axes[1], "viewpoints_per_question", "Viewpoints per question")):
+    fig, (left, right) = plt.subplots(1, 2, figsize=(5, 2.6), sharey=True)
+    for ax, key, title in ((left, "answers_per_question", "Distinct answers"), (right, "viewpoints_per_question",
+                                                                               "Viewpoints")):
         d = f[key]
         ax.bar([str(k) for k in d], list(d.values()), color="#c44e52")
-        ax.set_title(title)
+        ax.set_title(f"{title} per entry", fontsize=10, loc="left")
+        ax.tick_params(labelsize=8)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_formatter(whole)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    left.set_ylabel("entries", fontsize=8)
     out["per_question"] = _png(fig)
-    fig, ax = plt.subplots(figsize=(7, 3))
-    stages = [s for s in f["stages"] if s.get("seconds") is not None]
-    ax.bar([s["stage"] for s in stages], [s["seconds"] for s in stages], color="#dd8452")
-    ax.set_title("Busy seconds per stage")
-    ax.tick_params(axis="x", labelrotation=30)
-    out["stages"] = _png(fig)
     return out
 
 
-def _table(rows: list[list], header: list[str]) -> str:
-    e = html.escape
-    head = "".join(f"<th>{e(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+# ---- the page ---------------------------------------------------------------------------------------------
+# Jinja2 templates (pipelines.release.templating: templates/ beside this module, package data): report.html.j2 lays the page out (contents,
+# headline figures, then every section from one list, so each has its anchor and its line in the contents),
+# report_sections.html.j2 holds one macro per section kind. Autoescape is on: log text is only ever text.
 
-
-def _instruction_section(il: dict) -> list[str]:
-    treated = ("never win a vote nor hold a viewpoint, so no retriever serves them (<code>injection.policy: "
-               "exclude</code>)" if il["policy"] == "exclude" else
-               f"vote as other answers do (<code>injection.policy: flag</code>); {il['entries_served_flagged']:,} "
-               "entries are served with <code>instruction_like</code> and its reason")
-    return [
-        "<h2 id='instruction-like'>Instruction-like answers</h2>",
-        f"<p>{il['answers_in_base']:,} answers shown in the base ({il['rows_in_base']:,} answer rows) address the "
-        f"model that reads them (\"ignore previous instructions\", a new role, chat-template tokens, tool or data "
-        f"requests, hidden or encoded text). They are shown here with their reason and {treated}. "
-        f"{il['withheld_count']:,} questions left the base because their answers were shut out as instruction-like "
-        "(reason <code>instruction_like</code>).</p>",
-        _table([[k, v["answers"], " | ".join(f"{q} → {a} ({s:.2f})" for q, a, s in v["examples"])]
-                for k, v in il["by_reason"].items()] or [["none", 0, ""]], ["reason", "answers", "examples"]),
-        "<p>Withheld: answers instruction-like.</p>",
-        _table([[q, n] for q, n in il["withheld"]] or [["none", ""]], ["question", "asks"]),
-    ]
-
-
-def _non_answer_section(na: dict) -> list[str]:
-    share = na["non_answer_rows_in_base"] / na["rows_in_base"] if na["rows_in_base"] else 0.0
-    return [
-        "<h2 id='non-answers'>Non-answers</h2>",
-        f"<p>{na['non_answers_in_base']:,} of the {na['answers_in_base']:,} answers shown in the base were judged "
-        f"non-answers (refusals, no real-time data, not knowing, sending the user elsewhere, dodging, restating "
-        f"the question): {na['non_answer_rows_in_base']:,} of {na['rows_in_base']:,} answer rows ({share:.1%}), in "
-        f"{na['entries_with_non_answers']:,} entries. They are shown with the entry but never win a vote nor "
-        f"hold a viewpoint. {na['withheld_count']:,} questions left the base because every answer was a "
-        "non-answer (reason <code>no_valid_answer</code>; AnswerRetriever answers them with its "
-        "no-information message).</p>",
-        _table([[k, v["answers"], " | ".join(f"{q} → {a} ({s:.2f})" for q, a, s in v["examples"])]
-                for k, v in na["by_reason"].items()] or [["none", 0, ""]], ["reason", "answers", "examples"]),
-        "<p>Least sure non-answers (lowest score first): check these.</p>",
-        _table([[f"{s:.3f}", q, a, r] for q, a, s, r in na["least_sure"]] or [["none", "", "", ""]],
-               ["score", "question", "answer", "reason"]),
-        "<p>Withheld: every answer a non-answer.</p>",
-        _table([[q, n, "" if s is None else f"{s:.2f}"] for q, n, s in na["withheld"]] or [["none", "", ""]],
-               ["question", "asks", "non-answer share"]),
-    ]
-
-
-def _time_section(ts: dict) -> list[str]:
-    policy = {"flag": "flagged in the base (every AnswerRetriever reply carries the flag and the period of the logs)",
-              "drop": "left out of the base (reason <code>time_sensitive</code>)",
-              "keep": "not judged"}[ts["policy"]]
-    return [
-        "<h2 id='time-sensitive'>Time-sensitive questions</h2>",
-        f"<p>Policy <code>{html.escape(ts['policy'])}</code>: questions whose answers go stale (prices, release "
-        f"dates, this year's dates, the latest X, lottery numbers, who holds an office now) are {policy}. "
-        f"{ts['questions']:,} distinct questions judged time-sensitive; {ts['in_base']:,} entries in the base "
-        f"flagged; {ts['dropped']:,} dropped.</p>",
-        _table([[k, v["entries"], " | ".join(f"{q} [{p}] → {a}" for q, p, a in v["examples"])]
-                for k, v in ts["by_reason"].items()] or [["none", 0, ""]],
-               ["cue", "entries", "examples (logs period → answer)"]),
-        "<p>Time-sensitive questions not in the base (most asked first):</p>",
-        _table([[q, r, why] for q, r, why in ts["not_in_base"]] or [["none", "", ""]],
-               ["question", "cue", "why not in the base"]),
-    ]
-
-
-def _further_judge_section(section: str, fj: dict) -> list[str]:
-    e = html.escape
-    did = {QUESTION: f"{fj['count']:,} questions dropped (reason {', '.join(fj['reasons'])})",
-           ANSWER: f"{fj['count']:,} answers shown in the base shut out as non-answers are (reason "
-                   f"{', '.join(fj['reasons'])})"}.get(fj["level"], "applied to the paraphrase stage's candidate "
-                                                                   "pairs (a pair it flags is never merged)")
-    header = (["question", "asks", "reason"] if fj["level"] == QUESTION else ["question", "answer", "reason"])
-    return [
-        f"<h2 id='judge-{e(section)}'>Judge <code>{e(section)}</code></h2>",
-        f"<p>{e(fj['meaning'])} Applied at the {e(fj['level'])} level: {did}.</p>",
-        *([] if fj["count"] is None else
-          [_table([[str(c) for c in row] for row in fj["examples"]] or [["none", "", ""]], header)]),
-    ]
-
-
-# The built-in judges' figures (report.json's key, how they are read) and parts of the page; every other judge a
-# build applied (recorded in the manifest's models) gets :func:`further_judge`'s. Both in wiring order.
+# the built-in judges' figures (report.json's key, how they are read) and their sections (anchor, title);
+# every other judge a build applied (recorded in the manifest's models) gets :func:`further_judge`'s. Both in
+# wiring order.
 _BUILT_IN = {
-    "non_answer": ("non_answers", lambda questions, qa, cfg: non_answers(questions, qa), _non_answer_section),
+    "non_answer": ("non_answers", lambda questions, qa, cfg: non_answers(questions, qa),
+                   ("non-answers", "Non-answers")),
     "time_sensitive": ("time_sensitive", lambda questions, qa, cfg: time_sensitivity(
-        questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")), _time_section),
+        questions, qa, cfg.get("time_sensitive", {}).get("policy", "keep")),
+        ("time-sensitive", "Time-sensitive questions")),
     "injection": ("instruction_like", lambda questions, qa, cfg: instruction_like(
-        questions, qa, cfg.get("injection", {}).get("policy", "exclude")), _instruction_section),
+        questions, qa, cfg.get("injection", {}).get("policy", "exclude")),
+        ("instruction-like", "Instruction-like answers")),
 }
 
 
-def _judge_sections(f: dict) -> list[str]:
-    """The judges' parts of the page, in wiring order (models.registry.JUDGES): a built-in judge's own, the others'
-    from :func:`further_judge`'s figures (a report.json from before a judge existed has none of its figures)."""
+def _section(anchor: str, title: str, kind: str | None = None, **data) -> dict:
+    """A section of the page: its anchor (``id``), its title in the contents, and the macro that draws it
+    (report_sections.html.j2; by default the anchor with underscores)."""
+    return {"id": anchor, "title": title, "kind": kind or anchor.replace("-", "_"), **data}
+
+
+def _judge_sections(f: dict) -> list[dict]:
+    """The judges' sections, in wiring order (models.registry.JUDGES): a built-in judge's own, the others' from
+    :func:`further_judge`'s figures (a report.json from before a judge existed has none of its figures)."""
     out = []
     for j in registry.JUDGES:
         if j.section in _BUILT_IN and _BUILT_IN[j.section][0] in f:
-            out += _BUILT_IN[j.section][2](f[_BUILT_IN[j.section][0]])
+            key, _, (anchor, title) = _BUILT_IN[j.section]
+            out.append(_section(anchor, title, data=f[key]))
         elif j.section in f.get("judges", {}):
-            out += _further_judge_section(j.section, f["judges"][j.section])
+            out.append(_section(f"judge-{j.section}", f"Judge {j.section}", "further_judge", name=j.section,
+                                data=f["judges"][j.section]))
     return out
 
 
-def _reliability_section(rel: dict, img) -> list[str]:
-    parts = ", ".join(f"{k} ({n})" for k, n in rel["weakest_part"].items()) or "none"
+def sections(f: dict) -> list[dict]:
+    """Every section of the page, in page order."""
     return [
-        "<h2 id='reliability'>Reliability</h2>",
-        "<p>Every entry's <code>reliability</code> is the product of its parts: <b>agreement</b> (share of the "
-        "answer rows that agree with the chosen answer), <b>support</b> (how many rows back it: one 0.5, two "
-        "0.75, three 0.875), <b>answered</b> (share of judged rows that were not non-answers), <b>consistent</b> "
-        "(1 − half the share of rows that contradict the chosen answer with numbers) and <b>fresh</b> (0.7 when "
-        f"time-sensitive). Weakest part, where one is below 1: {html.escape(parts)}. "
-        f"{rel['contradicted_count']:,} entries contradict a minority with numbers.</p>",
-        img("reliability_hist", "reliability histogram"),
-        "<p>Least reliable entries (look at these first):</p>",
-        _table(rel["least"] or [["none", "", "", "", ""]], ["reliability", "rank", "question", "answer", "parts"]),
-        "<p>Entries whose answer contradicts a minority with numbers:</p>",
-        _table(rel["contradicted"] or [["none", "", "", "", "", ""]],
-               ["reliability", "rank", "question", "answer", "parts", "rows against"]),
+        _section("funnel", "Funnel"), _section("scores", "Scores"), _section("rejected-rows", "Rejected rows"),
+        _section("personal-data", "Personal data"), _section("dropped", "Dropped questions"),
+        _section("merges", "Paraphrase merges"), *_judge_sections(f), _section("reliability", "Reliability"),
+        _section("review", "Review decisions"), _section("topics", "Topics"), _section("base", "The base"),
+        _section("stages", "Time per stage"), _section("expectations", "Expectations"),
+        _section("models", "Models"),
     ]
 
 
-def _review_section(rv: dict) -> list[str]:
-    head = "<h2 id='review'>Review decisions</h2>"
-    if not rv.get("file"):
-        return [head, "<p>No review file (<code>--review FILE</code>, docs/review.md).</p>"]
-    e = html.escape
-    actions = ", ".join(f"{a} {n}" for a, n in rv["actions_in_base"].items()) or "none"
-    return [
-        head,
-        f"<p>{e(str(rv['file']))} (sha256 {e(str(rv['sha256'])[:12])}…): {rv['decisions']:,} decisions, "
-        f"{rv['applied']:,} applied, {rv['stale']:,} stale (a question no longer in the logs), {rv['conflicting']:,} "
-        f"conflicting (another decision wins). {rv['entries_touched']:,} published entries carry a reviewer's "
-        f"decision ({e(actions)}); {rv['excluded']:,} entries excluded.</p>",
-        _table([[o["line"], o["action"], o["question"] + (f" / {o['other']}" if o.get("other") else ""), o["status"],
-                 o["detail"]] for o in rv["not_applied"]] or [["none", "", "", "", ""]],
-               ["line", "action", "question", "status", "why"]),
+def headline(f: dict) -> list[dict]:
+    """The figures a reader looks for first: {label, value, note, anchor} (values written by
+    pipelines.release.number_format)."""
+    steps = dict(f["funnel"])
+    out = [
+        {"label": "entries published", "value": number(steps["published"]),
+         "note": f"from {number(steps['distinct questions'])} distinct questions", "anchor": "funnel"},
+        {"label": "questions read", "value": number(steps["rows read"]),
+         "note": f"{number(steps['valid rows'])} valid ({percent(steps['valid rows'], steps['rows read'])})",
+         "anchor": "rejected-rows"},
+        {"label": "questions merged", "value": number(f["merges"]["merged_questions"]),
+         "note": f"into {number(f['merges']['entries_with_aliases'])} entries with several forms",
+         "anchor": "merges"},
     ]
+    if "non_answers" in f:
+        na = f["non_answers"]
+        out.append({"label": "non-answers shut out", "value": number(na["non_answers_in_base"]),
+                    "note": f"of {number(na['answers_in_base'])} answers shown; {number(na['withheld_count'])} "
+                            "questions withheld", "anchor": "non-answers"})
+    if "time_sensitive" in f:
+        ts = f["time_sensitive"]
+        out.append({"label": "time-sensitive", "value": number(ts["in_base"]),
+                    "note": f"entries in the base (policy {ts['policy']}; {number(ts['dropped'])} dropped)",
+                    "anchor": "time-sensitive"})
+    index = f["index"]
+    out.append({"label": "recall@10 of the index", "value": number(index.get("recall_at_10")),
+                "note": f"{index.get('factory')}, {number(index.get('ntotal'))} vectors, {index.get('built_on')}",
+                "anchor": "expectations"})
+    busy = sum(s.get("seconds") or 0.0 for s in f["stages"])
+    built = f.get("build_seconds")
+    out.append({"label": "build time", "value": duration(built if built is not None else busy),
+                "note": f"{duration(busy)} busy in the stages" if built is not None else "busy in the stages",
+                "anchor": "stages"})
+    return out
 
 
-def _topics_section(tv: dict | None) -> list[str]:
-    if not tv:
-        return ["<h2 id='topics'>Topics</h2>", "<p>No topics in this version (<code>topics.enabled: false</code>, "
-                "or built before topics).</p>"]
-    rows = [[t["topic"], t["name"], t["size"], t["asks"], t["flagged"], t["least_reliable"],
-             " | ".join(t["top_questions"])] for t in tv["topics"][:TOPICS_SHOWN]]
-    more = len(tv["topics"]) - TOPICS_SHOWN
-    return [
-        "<h2 id='topics'>Topics</h2>",
-        f"<p>The published entries grouped by meaning for review (HDBSCAN over their index vectors, named by their "
-        f"most telling words): {tv['count']:,} topics hold {tv['entries_in_topics']:,} of the {tv['entries']:,} "
-        "entries; the rest are <i>unassigned</i> (in no dense group). <b>flagged</b>: entries with any aggregation "
-        "flag; <b>least reliable</b>: entries among the base's lowest reliability scores "
-        "(<code>topics.least_reliable_share</code>). Most asked first"
-        + (f"; {more:,} more in report.json and the browse page" if more > 0 else "") + ".</p>",
-        _table(rows or [["none", "", "", "", "", "", ""]],
-               ["topic", "words", "entries", "asks", "flagged", "least reliable", "most asked questions"]),
-    ]
+def funnel_bars(f: dict) -> list[dict]:
+    """The funnel's steps as bars: {step, count, width (% of the first step), kept (% of the step before)}."""
+    first = max(f["funnel"][0][1], 1)
+    out, before = [], None
+    for step, count in f["funnel"]:
+        out.append({"step": step, "count": count, "width": round(100 * count / first, 2),
+                    "kept": percent(count, before) if before is not None else ""})
+        before = count
+    return out
 
 
-def _privacy_section(pv: dict) -> list[str]:
-    if not pv.get("redact"):
-        return ["<h2 id='personal-data'>Personal data</h2>",
-                "<p class='warn'>Not redacted (<code>privacy.redact: false</code>): questions and answers are "
-                "published as logged.</p>"]
-    kinds = [*(pv.get("kinds") or []), *pv["own"]]
-    return [
-        "<h2 id='personal-data'>Personal data</h2>",
-        f"<p>Replaced by placeholders at validation, before anything was counted or written: "
-        f"{html.escape(', '.join(kinds) or 'no kind')}. Names and street addresses are not found (that needs a "
-        "model). Placeholders in the accepted rows, per kind (counts only):</p>",
-        _table([[f"<{k}>", n] for k, n in sorted(pv["redactions"].items())] or [["none", 0]],
-               ["placeholder", "replaced"]),
-    ]
+def stage_bars(f: dict) -> list[dict]:
+    """The stages in pipeline order with their busy seconds as bars (% of the slowest)."""
+    timed = [s for s in f["stages"] if s.get("seconds") is not None]
+    slowest = max([s["seconds"] for s in timed] + [1e-9])
+    return [{**s, "width": round(100 * (s.get("seconds") or 0.0) / slowest, 2)} for s in f["stages"]]
+
+
+def _environment():
+    from pipelines.release.templating import environment
+
+    return environment(row_examples=_row_examples, forms=_forms, scored_examples=_scored_examples,
+                       period_examples=_period_examples)
+
+
+# how a table cell lists a few examples (the numbers in them written as every other number of the page)
+def _row_examples(examples: list[dict]) -> str:
+    return " | ".join(f"{x['source']}:{number(x['position'])} {x['raw']}" for x in examples)
+
+
+def _forms(forms: list) -> str:
+    return " | ".join(f"{q} ({number(n)})" for q, n in forms)
+
+
+def _scored_examples(examples: list) -> str:
+    return " | ".join(f"{q} → {a} ({number(score)})" for q, a, score in examples)
+
+
+def _period_examples(examples: list) -> str:
+    return " | ".join(f"{q} [{period}] → {a}" for q, period, a in examples)
+
+
+def _context(f: dict) -> dict:
+    """What the section macros share beyond the figures (a part of the figures gives the parts it can)."""
+    return {"funnel": funnel_bars(f) if "funnel" in f else [], "stages": stage_bars(f) if "stages" in f else [],
+            "browse": BROWSE_FILE, "topics_shown": TOPICS_SHOWN, "QUESTION": QUESTION, "ANSWER": ANSWER}
 
 
 def render_html(f: dict, images: dict[str, str]) -> str:
-    e = html.escape
-    img = lambda k, alt: f'<img src="{images[k]}" alt="{e(alt)}">'  # noqa: E731
-    funnel_rows = [[n, f"{v:,}"] for n, v in f["funnel"]]
-    row_rej = [[reason, n, " | ".join(f"{x['source']}:{x['position']} {x['raw']}"
-                                       for x in f["row_rejection_examples"].get(reason, []))]
-               for reason, n in f["row_rejections"].items()] or [["none", 0, ""]]
-    q_rej = [[reason, n, " | ".join(f["question_rejection_examples"].get(reason, []))]
-             for reason, n in f["question_rejections"].items()] or [["none", 0, ""]]
-    lang_rows = [[k, f["languages"]["rows"].get(k, 0), f["languages"]["published"].get(k, 0)]
-                 for k in sorted(set(f["languages"]["rows"]) | set(f["languages"]["published"]))]
-    gate = f["gate"]
-    if not gate["expectations"]:
-        verdict = "<p class='warn'>Quality gate: not run for this version.</p>"
-    elif gate["critical_failures"]:
-        failing = "; ".join(f"{r['suite']}: {r['expectation']} on {r.get('column') or '-'} "
-                            f"({r.get('unexpected_count')} unexpected)"
-                            for r in f["expectations"] if not r["success"] and r["severity"] == "critical")
-        verdict = (f"<p class='fail'>Quality gate FAILED: {gate['critical_failures']} critical expectation(s) "
-                   f"failed, so this version was not published and <code>latest</code> was left where it was. "
-                   f"{e(failing)}</p>")
-    else:
-        verdict = (f"<p class='pass'>Quality gate passed: {gate['expectations']} expectations, 0 critical "
-                   f"failures, {gate['warnings']} warning(s).</p>")
-    docs = (f" great-expectations {e(str(gate['great_expectations']))}; its own Data Docs: "
-            f"<a href='{e(gate['data_docs'])}'>{e(gate['data_docs'])}</a> (works offline: the CDN styles and scripts "
-            "are replaced by local ones)."
-            if gate["data_docs"] else "")
-    style = ("body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
-             "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;"
-             "font-size:13px;text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
-             ".grid{display:flex;flex-wrap:wrap;gap:12px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
-             ".pass,.fail,.warn{padding:8px 12px;border-radius:4px}.pass{background:#e6f4ea}"
-             ".fail{background:#fce8e6}.warn{background:#fef7e0}"
-             ".browse{background:#eef5ff;padding:8px 12px;border-radius:4px}")
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>qabase report {e(str(f['version']))}</title><style>{style}</style></head><body>",
-        f"<h1>qabase data quality report</h1><p>Version <b>{e(str(f['version']))}</b>, built "
-        f"{e(str(f['created']))}. Index {e(str(f['index']['factory']))} with {e(str(f['index']['ntotal']))} "
-        f"questions, recall@10 {e(str(f['index']['recall_at_10']))}, built on {e(str(f['index']['built_on']))}.</p>",
-        verdict,
-        f"<p class='browse'>Read the base itself: <a href='{BROWSE_FILE}'>{BROWSE_FILE}</a> (search and filter every "
-        "published entry, open one to see its answers, viewpoints and scores, and browse the dropped questions by "
-        "reason, those nearest passing first; offline).</p>",
-        "<h2 id='funnel'>Funnel</h2>", img("funnel", "funnel"), _table(funnel_rows, ["step", "count"]),
-        "<h2 id='scores'>Scores</h2><div class='grid'>", img("gec_hist", "GEC score histogram"),
-        img("intent_hist", "intent score histogram"), "</div>",
-        "<h2>Rejected rows</h2>", _table(row_rej, ["stage: reason", "rows", "examples"]),
-        *_privacy_section(f.get("privacy", {})),
-        "<h2>Dropped questions</h2>", _table(q_rej, ["reason", "questions", "examples"]),
-        f"<p>Every dropped question by reason, nearest passing first: <a href='{BROWSE_FILE}#view=dropped'>"
-        f"{BROWSE_FILE}</a>.</p>",
-        "<h2 id='merges'>Paraphrase merges</h2>",
-        f"<p>{f['merges']['merged_questions']:,} distinct questions counted toward another question's entry; "
-        f"{f['merges']['entries_with_aliases']:,} published entries have more than one form. "
-        "Biggest entries (every form with its asks; the first is the entry's text):</p>",
-        _table([[m["rank"], m["frequency"], " | ".join(f"{q} ({n})" for q, n in m["forms"])]
-                for m in f["merges"]["biggest"]] or [["none", "", ""]], ["rank", "asks", "forms"]),
-        "<p>Least sure merges (lowest judge probability first): check these.</p>",
-        _table([[m["probability"], m["question"], m["frequency"], m["reason"], "yes" if m["kept_entry"] else "no"]
-                for m in f["merges"]["least_sure"]] or [["none", "", "", "", ""]],
-               ["probability", "question", "asks", "merged", "entry in base"]),
-        *_judge_sections(f),
-        *_reliability_section(f["reliability"], img),
-        *_review_section(f.get("review") or {}),
-        *_topics_section(f.get("topics")),
-        "<h2>The base</h2><div class='grid'>", img("frequency", "frequency distribution"),
-        img("per_question", "answers and viewpoints per question"), "</div>",
-        _table([[k, v] for k, v in f["qtypes"].items()], ["question type", "questions"]),
-        _table(lang_rows, ["language", "rows read", "questions published"]),
-        _table([[k, v] for k, v in f["flags"].items()] or [["none", 0]], ["aggregation flag", "questions"]),
-        "<h2>Time per stage</h2>", img("stages", "seconds per stage"),
-        _table([[s["stage"], s.get("in"), s.get("out"), s.get("seconds")] for s in f["stages"]],
-               ["stage", "in", "out", "busy s"]),
-        f"<h2 id='expectations'>Expectations (great-expectations)</h2><p>{docs}</p>",
-        _table([[r["suite"], r["expectation"], r.get("column") or "", r["severity"],
-                 "pass" if r["success"] else "FAIL", r.get("unexpected_count") if r.get("unexpected_count") is not None
-                 else "", ", ".join(r.get("examples") or [])] for r in f["expectations"]]
-               or [["not run", "", "", "", "", "", ""]],
-               ["suite", "expectation", "column", "severity", "result", "unexpected", "examples"]),
-        _table([[k, round(v, 4)] for k, v in f["drift"].items()] or [["no previous version", ""]],
-               ["drift against the previous version", "value"]),
-        "<h2>Models</h2>", _table([[k, v] for k, v in f["models"].items()], ["role", "model"]),
-        "</body></html>",
-    ]
-    return "\n".join(parts)
+    return _environment().get_template("report.html.j2").render(
+        f=f, images=images, sections=sections(f), headline=headline(f), browse=BROWSE_FILE, ctx=_context(f))
+
+
+def render_section(anchor: str, f: dict, images: dict[str, str] | None = None) -> str:
+    """The body of one section of the page (its macro's HTML, without its anchor and title), from the figures it
+    reads: to check a part alone."""
+    s = next(s for s in sections(f) if s["id"] == anchor)
+    macros = _environment().get_template("report_sections.html.j2").module
+    return str(getattr(macros, s["kind"])(s, f, images or {}, _context(f)))
 
 
 def write_report(version_dir: Path, manifest: dict) -> dict:

@@ -109,3 +109,23 @@ def test_nearest_is_the_brute_force_nearest_point():
     queries, points = rng.normal(size=(300, 6)), rng.normal(size=(50, 6))
     brute = ((queries[:, None, :] - points[None]) ** 2).sum(-1).argmin(axis=1)
     assert (nearest(queries, points, chunk=64) == brute).all()
+
+
+def test_topic_names_are_in_their_questions_language_without_stop_words():
+    from models.topics.naming import CHINESE_STOP_CHARS, CHINESE_STOP_WORDS, ENGLISH_STOP, naming_tokens
+
+    # one topic holding both languages (the embedder's space is shared): most of its texts are Chinese
+    texts = [["Is tea better than coffee?", "Which is better, tea or coffee?"],
+             ["咖啡好还是茶好？", "喝茶好还是喝咖啡好？"],
+             ["今年高考是哪天？", "请问今年高考是哪天？"], ["买房好还是租房好？"], ["李白是哪个朝代的诗人？"],
+             ["how do I reset my password", "reset password"], ["password reset link expired"],
+             ["what is the weather"]]
+    labels = [0, 0, 0, 0, 0, 1, 1, UNASSIGNED]
+    words = topic_words(texts, labels, words=4)
+    assert all(w not in ("coffee", "tea", "better") for w in words[0])  # Chinese topic, Chinese words
+    assert not any(ch in CHINESE_STOP_CHARS for w in words[0] for ch in w)  # no "好还"
+    assert not any(w in CHINESE_STOP_WORDS for w in words[0]) and "年高" not in naming_tokens("今年高考是哪天")
+    assert "高考" in naming_tokens("今年高考是哪天")
+    assert words[1][0] in ("password", "reset") and not set(words[1]) & ENGLISH_STOP
+    assert all(w.isascii() for w in words[1])
+    assert topic_words(texts, labels, words=4) == words

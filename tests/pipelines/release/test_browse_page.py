@@ -134,7 +134,7 @@ def test_every_version_gets_a_browse_page_the_report_links(built, tmp_path):
     files = json.loads((built.path / MANIFEST).read_text(encoding="utf-8"))["files"]
     assert BROWSE_FILE not in files  # regenerable, like the report: not checksummed
     report = (built.path / "report.html").read_text(encoding="utf-8")
-    assert f"href='{BROWSE_FILE}'" in report and f"href='{BROWSE_FILE}#view=dropped'" in report
+    assert f'href="{BROWSE_FILE}"' in report and f'href="{BROWSE_FILE}#view=dropped"' in report
     assert "styles load from the web" not in report
     assert len(re.findall(r"<script", page, re.I)) == 2 and "<img" not in page
     data = json.loads(re.search(r'id="qabase-data">(.*?)</script>', page, re.S).group(1))

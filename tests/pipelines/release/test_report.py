@@ -36,7 +36,7 @@ def test_report_is_self_contained_and_matches_its_json(built):
     assert dict(figures["funnel"])["rows read"] == c["rows_read"] and dict(figures["funnel"])["published"] == \
         c["published"]
     assert f"{c['rows_read']:,}" in page and figures["version"] == built.version
-    assert len(re.findall(r'<img src="data:image/png;base64,', page)) == 7  # funnel, GEC, intent, reliability, frequency, per question, stages
+    assert len(re.findall(r'<img src="data:image/png;base64,', page)) == 5  # GEC, intent, reliability, frequency, per question
     assert not re.search(r'(?:src|href)="(?:https?:)?//', page)  # nothing loaded from the network
     files = json.loads((built.path / "manifest.json").read_text(encoding="utf-8"))["files"]
     assert "report.html" not in files and "qa.parquet" in files  # reports are regenerable, not checksummed
@@ -44,7 +44,7 @@ def test_report_is_self_contained_and_matches_its_json(built):
     assert figures["gate"]["critical_failures"] == 0 and "Quality gate passed" in page
     rel = figures["reliability"]
     assert len(rel["scores"]) == c["published"] and all(0.0 <= x <= 1.0 for x in rel["scores"])
-    assert "id='reliability'" in page and rel["least"] and rel["least"][0][0] == f"{min(rel['scores']):.3f}"
+    assert 'id="reliability"' in page and rel["least"] and rel["least"][0][0] == f"{min(rel['scores']):.3f}"
 
 
 @pytest.mark.slow  # a real-model build
@@ -55,7 +55,7 @@ def test_great_expectations_data_docs_are_kept_beside_the_report(built):
     assert (docs / "index.html").is_file()
     pages = {p.name for p in docs.glob("validations/**/*.html")}
     assert {"qabase-accepted_rows.html", "qabase-qa_store.html", "qabase-index.html"} <= pages
-    assert "href='data_docs/index.html'" in (built.path / "report.html").read_text(encoding="utf-8")
+    assert 'href="data_docs/index.html"' in (built.path / "report.html").read_text(encoding="utf-8")
     suites = {r["suite"] for r in quality["results"]}
     assert {"accepted_rows", "accepted_rows_profile", "scored_questions", "qa_store", "index"} <= suites
 

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pyarrow.parquet as pq
 
-from pipelines.release.report import _topics_section, topics_view
+from pipelines.release.report import render_section, topics_view
 from pipelines.stages.topics import assign_topics, least_reliable, topic_table
 from schemas.config import TopicsConfig
 from schemas.layout import MANIFEST, QA_FILE, TOPICS_FILE
@@ -90,7 +90,7 @@ def test_the_build_writes_topics_beside_the_store(shared_fake_base):
     assert sum(t["size"] for t in topics) == len(qa)
     figures = json.loads((version / "report.json").read_text(encoding="utf-8"))
     assert figures["topics"]["entries"] == len(qa)
-    assert "<h2 id='topics'>Topics</h2>" in (version / "report.html").read_text(encoding="utf-8")
+    assert '<section id="topics">\n<h2>Topics</h2>' in (version / "report.html").read_text(encoding="utf-8")
     page = (version / "browse.html").read_text(encoding="utf-8")
     data = json.loads(re.search(r'<script type="application/json" id="qabase-data">(.*?)</script>', page, re.S)
                       .group(1))
@@ -106,9 +106,9 @@ def test_report_section_lists_topics_most_asked_first(tmp_path):
     view = topics_view(tmp_path)
     assert [t["topic"] for t in view["topics"]] == [1, 0, -1]  # asks 80, 60, then the unassigned
     assert view["count"] == 2 and view["entries_in_topics"] == 4 and view["entries"] == 5
-    html = "\n".join(_topics_section(view))
-    assert "refund" in html and "<td>80</td>" in html and "2 topics hold 4 of the 5" in html
-    assert "No topics" in "\n".join(_topics_section(topics_view(tmp_path / "none")))
+    html = render_section("topics", {"topics": view})
+    assert "refund" in html and '<td class="n">80</td>' in html and "2 topics hold 4 of the 5" in html
+    assert "No topics" in render_section("topics", {"topics": topics_view(tmp_path / "none")})
 
 
 def test_an_incremental_build_has_the_topics_of_a_full_rebuild(tmp_path):
