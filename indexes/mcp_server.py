@@ -52,6 +52,7 @@ def create_server(base_dir: str | Path, mode: str = "hybrid", threshold: float =
     server = MCPServer("qabase", title="qabase QA base", instructions=INSTRUCTIONS,
                        tools=sdk_tools(RetrieverTools(live)), log_level="WARNING")
     _add_health_route(server, live)
+    server.qabase_live = live  # the ready line names the version it serves
     return server
 
 
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         # the SDK's streamable-HTTP app (what server.run("streamable-http") serves), behind the JSON-RPC screen
         app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=args.host)
         host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"serving MCP tools over {args.base} ({args.mode}) on http://{host}:{args.port}{MCP_PATH}", flush=True)
+        print(f"serving MCP tools over {server.qabase_live.version} of {args.base} ({args.mode}) on "
+              f"http://{host}:{args.port}{MCP_PATH}", flush=True)
         uvicorn.Server(uvicorn.Config(screened_http(app, MCP_PATH, DEFAULT_MAX_REQUEST_BODY_SIZE),
                                       log_level="warning")).run(sockets=[sock])
     return 0

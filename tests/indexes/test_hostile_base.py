@@ -277,3 +277,27 @@ def test_mcp_over_http_refuses_a_taken_port_before_loading(shared_fake_base, cap
     finally:
         taken.close()
     _one_error_line(capsys, 5, got, f"127.0.0.1:{port} is taken")
+
+
+def test_mcp_over_http_says_which_version_it_serves_and_where(shared_fake_base, capsys, monkeypatch):
+    import uvicorn
+
+    served = {}
+
+    class Server:
+        def __init__(self, config):
+            served["app"] = config.app
+
+        def run(self, sockets):
+            served["port"] = sockets[0].getsockname()[1]
+            sockets[0].close()
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
+    made = {}
+    real = mcp_server.create_server
+    monkeypatch.setattr(mcp_server, "create_server", lambda *a, **kw: made.setdefault("server", real(*a, **kw)))
+    assert mcp_server.main(["--base", str(shared_fake_base[0]), "--transport", "http", "--port", "8798"]) == 0
+    version = made["server"].qabase_live.version
+    assert served["port"] == 8798 and version
+    assert capsys.readouterr().out.strip().splitlines() == [
+        f"serving MCP tools over {version} of {shared_fake_base[0]} (hybrid) on http://127.0.0.1:8798/mcp"]
