@@ -244,7 +244,9 @@ def test_a_taken_port_is_one_error_before_the_base_is_loaded(shared_fake_base, c
     _one_error_line(capsys, 5, got, f"127.0.0.1:{port} is taken (another server listens there)")
 
 
-def test_serve_says_where_it_listens_and_which_version(shared_fake_base, capsys, monkeypatch):
+@pytest.fixture
+def served(monkeypatch):
+    """uvicorn's server replaced by one that notes the app and the port it was handed, and serves nothing."""
     import uvicorn
 
     served = {}
@@ -258,6 +260,10 @@ def test_serve_says_where_it_listens_and_which_version(shared_fake_base, capsys,
             sockets[0].close()
 
     monkeypatch.setattr(uvicorn, "Server", Server)
+    return served
+
+
+def test_serve_says_where_it_listens_and_which_version(shared_fake_base, capsys, served):
     assert serve.main(["--base", str(shared_fake_base[0]), "--port", "8799"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     version = served["app"].state.live.version
@@ -279,20 +285,7 @@ def test_mcp_over_http_refuses_a_taken_port_before_loading(shared_fake_base, cap
     _one_error_line(capsys, 5, got, f"127.0.0.1:{port} is taken")
 
 
-def test_mcp_over_http_says_which_version_it_serves_and_where(shared_fake_base, capsys, monkeypatch):
-    import uvicorn
-
-    served = {}
-
-    class Server:
-        def __init__(self, config):
-            served["app"] = config.app
-
-        def run(self, sockets):
-            served["port"] = sockets[0].getsockname()[1]
-            sockets[0].close()
-
-    monkeypatch.setattr(uvicorn, "Server", Server)
+def test_mcp_over_http_says_which_version_it_serves_and_where(shared_fake_base, capsys, served, monkeypatch):
     made = {}
     real = mcp_server.create_server
     monkeypatch.setattr(mcp_server, "create_server", lambda *a, **kw: made.setdefault("server", real(*a, **kw)))
