@@ -108,8 +108,8 @@ def test_questions_and_rejects_record_every_fate(built):
     base, _ = built
     qs = pq.read_table(base / "latest" / "questions.parquet").to_pylist()
     by_key = {q["question_key"]: q for q in qs}
-    assert by_key["hello"]["reason"] == "low_intent" and not by_key["hello"]["kept"]
-    assert "low_gec" in by_key["asdkjh qwe zxcv"]["reason"]
+    assert by_key["hello"]["reasons"] == ["low_intent"] and not by_key["hello"]["kept"]
+    assert "low_gec" in by_key["asdkjh qwe zxcv"]["reasons"]
     assert json.loads(by_key["asdkjh qwe zxcv"]["gec_details"])["unknown_words"]
     kept = [q for q in qs if q["kept"]]
     qa_rows = pq.read_metadata(base / "latest" / "qa.parquet").num_rows
