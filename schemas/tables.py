@@ -43,9 +43,15 @@ def _stored_columns(path: Path, columns: list[str] | None, schema: pa.Schema) ->
 
 def _as_current(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """``table`` with the current schema's fields (types, nullability, descriptions) for the columns it has."""
-    fields = [schema.field(n) if n in schema.names else table.schema.field(n) for n in table.column_names]
-    arrays = [table.column(n).cast(f.type) for n, f in zip(table.column_names, fields)]
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    fields, arrays = [], []
+    for name in table.column_names:
+        stored, array = table.schema.field(name), table.column(name)
+        field = schema.field(name) if name in schema.names else stored
+        if stored.type.equals(field.type):  # as stored (a list's item named as Parquet names it), described
+            field = field.with_type(stored.type)
+        fields.append(field)
+        arrays.append(array.cast(field.type))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, table.schema.metadata))
 
 
 def _reasons(joined: pa.ChunkedArray) -> pa.Array:
