@@ -109,7 +109,8 @@ def test_it_loads_and_serves_as_the_current_format_does(bases):
     assert b.withheld  # the refused entry is withheld, read from the former "reason" column
     milk = AnswerRetriever(former, embedder=HashEmbedder()).get(MILK)
     assert milk.found and milk.logs_period == {"first": "2026-10-01", "last": "2026-11-20"}
-    ar_now, ar_then = AnswerRetriever(current, embedder=HashEmbedder()), AnswerRetriever(former, embedder=HashEmbedder())
+    ar_now = AnswerRetriever(current, embedder=HashEmbedder())
+    ar_then = AnswerRetriever(former, embedder=HashEmbedder())
     for q in (MILK, SPAIN, CLOCK, "hello"):
         assert ar_then.get(q) == ar_now.get(q)
 

@@ -27,7 +27,8 @@ def version(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("readers")
     rows = ([{"question": MILK, "answer": "About $4.20 a gallon.", "timestamp": f"2026-{d}T09:00:00Z"}
              for d in ("10-01", "10-15", "11-20")]
-            + [{"question": "What is the capital of Spain?", "answer": "Madrid.", "timestamp": "2026-10-02T23:30:00-05:00"}]
+            + [{"question": "What is the capital of Spain?", "answer": "Madrid.",
+                "timestamp": "2026-10-02T23:30:00-05:00"}]
             + [{"question": "hello", "answer": "Hi! How can I help?"}, {"question": "asdkjh qwe qwe", "answer": "?"}])
     logs = work / "logs.jsonl"
     logs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -68,7 +68,8 @@ def test_entry_sums_asks_takes_the_most_asked_clean_form_and_keeps_the_first_ask
     assert aliases(entry)[0] == ("How can I reset my password?", 30)
     assert [a[0] for a in aliases(entry)[1:]] == ["how do i resett my pasword", "How do I reset my password?"]
     rows = {r["question_key"]: r for r in question_rows(entry, {entry.key: 4})}
-    assert rows[clean.key]["kept"] and rows[clean.key]["reasons"] == [] and rows[clean.key]["merged_into_reason"] is None
+    assert rows[clean.key]["kept"] and rows[clean.key]["reasons"] == []
+    assert rows[clean.key]["merged_into_reason"] is None
     assert rows[typo.key]["reasons"] == ["low_gec"] and rows[typo.key]["qid"] == entry.qid
     assert rows[first.key]["reasons"] == ["merged"] and rows[first.key]["rank"] == 4
     assert "paraphrase of 'How can I reset my password?'" in merged_into_reason(entry, first)
