@@ -1,7 +1,9 @@
 """Arrow fields that say what they hold.
 
 Every column of qa.parquet and questions.parquet, and every field of their nested values, carries its
-description in the field's metadata under :data:`DESCRIPTION`. The Parquet file keeps it (pyarrow stores the
+description in the field's metadata under :data:`DESCRIPTION` (declared in schemas/qa.py and
+schemas/questions.py, which the package re-exports and which therefore import nothing of ours: each has its
+own two-line field helper). The Parquet file keeps it (pyarrow stores the
 Arrow schema beside the Parquet one), so whoever reads a published version (pyarrow, polars, datasets, pandas)
 finds what a column means without this repository. The tables of columns in docs/reference/outputs.md are
 generated from the same declarations (``python -m schemas.documents``).
@@ -12,14 +14,6 @@ from __future__ import annotations
 import pyarrow as pa
 
 DESCRIPTION = b"description"
-
-
-def column(name: str, type_: pa.DataType, description: str, nullable: bool = False) -> pa.Field:
-    """A field with its description; an empty description is refused (a column that cannot say what it holds
-    is not declared)."""
-    if not description.strip():
-        raise ValueError(f"column {name}: no description")
-    return pa.field(name, type_, nullable=nullable, metadata={DESCRIPTION: description.encode("utf-8")})
 
 
 def description(field: pa.Field) -> str:

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, documents
-from schemas.described import DESCRIPTION, column, description, every_field
+from schemas.described import DESCRIPTION, description, every_field
 from schemas.details import GEC_DETAILS, INTENT_DETAILS, details_value
 from schemas.layout import QA_FILE, QUESTIONS_FILE
 from schemas.tables import has_reason, read_qa, read_questions, rows_as_shown
@@ -36,11 +36,6 @@ def test_every_column_and_nested_field_has_a_description(schema):
     undescribed = [path for path, f in every_field(schema) if not description(f).strip()]
     assert undescribed == []
     assert len(every_field(schema)) > len(schema)  # the nested fields were walked too
-
-
-def test_a_column_without_a_description_is_refused():
-    with pytest.raises(ValueError, match="no description"):
-        column("x", pa.string(), " ")
 
 
 def test_a_built_bases_files_carry_the_descriptions(shared_fake_base):
