@@ -46,8 +46,11 @@ def version_dir(base: Path) -> Path:
 def load(base: Path) -> tuple[dict, dict]:
     """(qa rows by question key, questions.parquet rows by question key) of a base's latest version."""
     v = version_dir(base)
+    from schemas.tables import rows_as_shown
+
+    # any base format, the reasons joined as one label under "reason"
     qa = {r["question_key"]: r for r in pq.read_table(v / "qa.parquet").to_pylist()}
-    qs = {r["question_key"]: r for r in pq.read_table(v / "questions.parquet").to_pylist()}
+    qs = {r["question_key"]: r for r in rows_as_shown(v / "questions.parquet", ["question_key", "reason"])}
     return qa, qs
 
 

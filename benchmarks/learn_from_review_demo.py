@@ -42,10 +42,11 @@ def _build(logs: list[Path], base: Path, *sets: str) -> dict:
 
 
 def _questions(base: Path, version: str) -> dict[str, dict]:
-    import pyarrow.parquet as pq
+    from schemas.tables import rows_as_shown
 
-    rows = pq.read_table(base / "versions" / version / "questions.parquet",
-                         columns=["question_key", "question", "kept", "reason", "time_sensitive"]).to_pylist()
+    # any base format, the reasons joined as one label under "reason"
+    rows = rows_as_shown(base / "versions" / version / "questions.parquet",
+                         ["question_key", "question", "kept", "reason", "time_sensitive"])
     return {r["question_key"]: r for r in rows}
 
 

@@ -29,9 +29,11 @@ import numpy as np
 
 from indexes.store import qids_digest
 from schemas import signing
+from schemas.dates import period_text
 from schemas.errors import BaseIntegrityError, QabaseError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)
+from schemas.tables import has_reason, read_qa, read_questions
 from schemas.text import fold_lookalikes, normalize_key, strip_invisible
 
 VERIFIED_FILES = (QA_FILE, INDEX_FILE)
@@ -302,10 +304,12 @@ def withheld_keys(path: Path, manifest: dict) -> dict[str, str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    # filtered in Arrow: a base holds millions of distinct questions and only a few are withheld
-    table = pq.read_table(p, columns=["question_key", "entry_key", "reason"])
-    reps = table.filter(pc.is_in(table["reason"], value_set=pa.array(WITHHELD_REASONS)))
-    entry_reason = dict(zip(reps["question_key"].to_pylist(), reps["reason"].to_pylist()))
+    # filtered in Arrow: a base holds millions of distinct questions and only a few are withheld (a withheld
+    # entry's representative has that one reason)
+    table = read_questions(p, ["question_key", "entry_key", "reasons"])
+    reps = table.filter(has_reason(table, WITHHELD_REASONS))
+    entry_reason = {k: next(x for x in r if x in WITHHELD_REASONS)
+                    for k, r in zip(reps["question_key"].to_pylist(), reps["reasons"].to_pylist())}
     if not entry_reason:
         return {}
     members = table.filter(pc.is_in(table["entry_key"], value_set=pa.array(list(entry_reason))))
@@ -435,7 +439,7 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
     columns += [c for c in ("aliases", "time_sensitive", "logs_period", "reliability", "reliability_parts",
                             "agreeing_answers", "contradicted", "instruction_like", "instruction_like_reason")
                 if c in names]
-    table = pq.read_table(path / QA_FILE, columns=columns)
+    table = read_qa(path / QA_FILE, columns)
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
     if index.ntotal != len(rows):
@@ -459,7 +463,7 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
         viewpoints=[list(r["viewpoints"] or []) for r in rows],
         key_to_row=exact_keys(rows), index=index, embedder=embedder,
         lock=threading.Lock(), time_sensitive=[bool(r.get("time_sensitive")) for r in rows],
-        periods=[r.get("logs_period") for r in rows], withheld=withheld_keys(path, manifest),
+        periods=[period_text(r.get("logs_period")) for r in rows], withheld=withheld_keys(path, manifest),
         reliability=[{"reliability": r["reliability"], "parts": r.get("reliability_parts"),
                       "agreeing_answers": r.get("agreeing_answers"), "contradicted": r.get("contradicted")}
                      if r.get("reliability") is not None else None for r in rows],

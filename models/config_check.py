@@ -28,9 +28,9 @@ JUDGES_MEANING = ("Which judges each level's stage applies, and in what order (l
                   "config sections of the judges without store columns of their own (the built-in non_answer, "
                   "time_sensitive and injection judges are set in their own sections). A judge is applied when it "
                   "is listed here and its section does not say `enabled: false`. The order is that of a question's "
-                  "reasons (questions.parquet's `reason`, joined by +), and an answer that several flag carries the "
+                  "reasons (questions.parquet's `reasons` list), and an answer that several flag carries the "
                   "first one's reason.")
-_LEVEL_MEANINGS = {QUESTION: "questions, where GEC and intent are (their reasons: questions.parquet's `reason`)",
+_LEVEL_MEANINGS = {QUESTION: "questions, where GEC and intent are (their reasons: questions.parquet's `reasons`)",
                    ANSWER: "answers, after the non-answer judge (an answer one flags is shut out as a non-answer is)",
                    PAIR: "the paraphrase stage's candidate pairs (a pair one flags is never merged)"}
 

@@ -2,7 +2,8 @@
 
 - the Arrow schemas of every Parquet file a version holds (re-exported here: `qa.parquet` ``QA_SCHEMA``,
   `questions.parquet`, `rejected.parquet`, `accepted_sample.parquet`, `state/questions.parquet`; `topics.parquet` in
-  ``topics``), and the records
+  ``topics``), each column of the first two described in its Arrow metadata (``described``; the judges'
+  details typed in ``details``) and read in any base format by ``tables``; and the records
   the stages pass (``records``, ``judgement``: the one judgement contract and the judge declaration);
 - the build configuration (``config``: every key declared once; ``config_reference`` writes its reference page),
   and how config names resolve to backends (``backends``);

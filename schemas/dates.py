@@ -72,6 +72,24 @@ def widen(period: tuple[str, str], date: str) -> tuple[str, str]:
     return (date if not first or date < first else first, date if not last or date > last else last)
 
 
+def period_value(period: tuple[str, str]) -> dict | None:
+    """qa.parquet's ``logs_period`` of (first, last) ISO dates: ``{first, last}`` as calendar dates (Arrow
+    date32: a date carries no zone; :func:`iso_date` already settled it, UTC for stamps with an offset), or
+    None when the rows carried no date."""
+    first, last = period
+    if not first:
+        return None
+    return {"first": _dt.date.fromisoformat(first), "last": _dt.date.fromisoformat(last or first)}
+
+
+def period_text(period: dict | None) -> dict | None:
+    """A ``logs_period`` as ISO date strings, whichever format wrote it (dates since base format 3, strings
+    before): what the services return and :func:`as_of_note` reads."""
+    if not period or not period.get("first"):
+        return None
+    return {k: v.isoformat() if isinstance(v, _dt.date) else v for k, v in period.items()}
+
+
 def as_of_note(time_sensitive: bool, period: dict | None) -> str:
     """What a served time-sensitive answer says about when it was true: the period of the logs it came from
     ("time-sensitive: as of logs from 2026-10-01 to 2026-11-20"); "" for an answer that does not go stale. One
@@ -79,7 +97,8 @@ def as_of_note(time_sensitive: bool, period: dict | None) -> str:
     page)."""
     if not time_sensitive:
         return ""
-    if not period or not period.get("first"):
+    period = period_text(period)
+    if not period:
         return "time-sensitive: may be out of date (the logs carry no dates)"
     first, last = period["first"], period.get("last") or period["first"]
     return (f"time-sensitive: as of logs of {first}" if first == last

@@ -73,8 +73,12 @@ def space_rows_file(space: str) -> str:
 #      index_zh.faiss) and their fusion weights, the instruction-like judgement of answers
 #      (instruction_like_reason, counts.instruction_like_judged), counts of scored questions and formed entries
 #      (questions_scored, entries_formed; before them every distinct question was scored);
-#   2: question keys on the text's match view (invisible characters gone, look-alike letters folded)
-BASE_FORMAT = 2
+#   2: question keys on the text's match view (invisible characters gone, look-alike letters folded);
+#   3: typed columns instead of text, each column described in its Arrow metadata (schemas.described):
+#      questions.parquet ``reasons`` (a list; ``reason`` joined them with "+"), ``gec_details`` and
+#      ``intent_details`` (structs, schemas.details; JSON text before), qa.parquet ``logs_period`` (dates; ISO
+#      strings before). schemas.tables reads a format-2 version's files as format 3.
+BASE_FORMAT = 3
 QUESTIONS_FILE = "questions.parquet"  # every distinct question with its scores and fate (also state/'s name)
 REJECTED_FILE = "rejected.parquet"
 ACCEPTED_SAMPLE_FILE = "accepted_sample.parquet"

@@ -70,8 +70,10 @@ class ScoredQuestion(NamedTuple):
     surface_forms: int
     gec_score: Optional[float]
     intent_score: Optional[float]
-    gec_details: str  # JSON
-    intent_details: str  # JSON
+    # canonical JSON, as the score cache keeps them ("" while not scored); questions.parquet holds them typed
+    # (schemas.details)
+    gec_details: str
+    intent_details: str
     passed_gec: bool
     passed_intent: bool
     # embeddings computed while scoring, by embedder id, so later stages can reuse them

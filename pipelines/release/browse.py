@@ -43,6 +43,7 @@ from pathlib import Path
 
 from schemas.dates import as_of_note
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, TOPICS_FILE
+from schemas.tables import SHOWN_FILES, rows_as_shown
 from schemas.text import invisible_ranges
 
 ENTRY_BUDGET_BYTES = 24_000_000  # the entries' JSON; then the page says how many ranks it holds
@@ -98,6 +99,8 @@ def _num(x, digits: int = 4):
 
 def _read(path: Path, columns: list[str]) -> list[dict]:
     """The columns a file has (a version built before a column existed lacks it)."""
+    if path.name in SHOWN_FILES:  # any base format, with reasons joined and periods as text
+        return rows_as_shown(path, columns)
     import pyarrow.parquet as pq
 
     names = set(pq.read_schema(path).names)

@@ -39,6 +39,7 @@ from schemas.documents import REPORT_FORMAT
 from schemas.judgement import ANSWER, QUESTION
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
 from schemas.review_outcome import EXCLUDED_REASON
+from schemas.tables import SHOWN_FILES, rows_as_shown
 
 EXAMPLES_PER_REASON = 3
 MERGES_SHOWN = 15
@@ -144,7 +145,7 @@ def time_sensitivity(questions: list[dict], qa: list[dict], policy: str) -> dict
 
 def further_judge(kind, questions: list[dict], qa: list[dict]) -> dict:
     """What a judge without columns of its own (schemas.judgement.JudgeKind) did in a version, read from its
-    reasons: the questions it dropped (questions.parquet's ``reason``, where several judges' are joined by +) or the
+    reasons: the questions it dropped (questions.parquet's ``reasons``, read joined by + as ``reason``) or the
     answers shown in the base that it shut out (``non_answer_reason``), most asked first. A pair judge's kept-apart
     pairs are not stored: its section says that it ran."""
     reasons = set(kind.reasons)
@@ -177,6 +178,8 @@ def judge_figures(manifest: dict, questions: list[dict], qa: list[dict]) -> dict
 
 def _read(path: Path, columns: list[str]) -> list[dict]:
     """The columns a file has (a version built before a column existed lacks it: left out of the rows)."""
+    if path.name in SHOWN_FILES:  # any base format, with reasons joined and periods as text
+        return rows_as_shown(path, columns)
     import pyarrow.parquet as pq
 
     names = set(pq.read_schema(path).names)

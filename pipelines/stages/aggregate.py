@@ -7,6 +7,7 @@ from models.aggregators.signals import answer_signals, reliability, reliability_
 from models.factory import ModelFactory
 from pipelines.beam.counters import run_counted
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
+from schemas.dates import period_value
 from schemas.records import AnswerGroup, KeptQuestion
 from schemas.review_outcome import REVIEWED_METHOD
 
@@ -14,7 +15,6 @@ from schemas.review_outcome import REVIEWED_METHOD
 def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
     """A row of qa.parquet (plus the index vector under 'vector', dropped before writing)."""
     q = kept.scored
-    first, last = group.period
     signals = answer_signals(agg, list(group.valid))
     # under injection.policy flag instruction-like answers vote: the entry is served with the reason of the most
     # given one (the answers are in frequency order)
@@ -43,7 +43,7 @@ def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
         "aliases": [{"question": text, "count": int(n)} for text, n in kept.aliases]
         or [{"question": q.question, "count": q.frequency}],
         "time_sensitive": q.time_sensitive, "time_sensitive_reason": q.time_reason,
-        "logs_period": {"first": first, "last": last} if first else None,
+        "logs_period": period_value(group.period),
         "agreeing_answers": signals.agreeing_answers, "contradicted": signals.contradicted,
         "contradicting_answers": signals.contradicting_answers,
         "reliability": reliability(parts), "reliability_parts": parts,

@@ -82,14 +82,14 @@ def from_cached(models: ScoringModels, filt: FilterConfig):
     return revive
 
 
-def fate(q: ScoredQuestion) -> str:
-    """The reject reason of a scored question, or '' if it passed every question judge; ``below_top_k`` for a
-    question never scored (its entry ranked below every entry the top K could take)."""
+def fate(q: ScoredQuestion) -> list[str]:
+    """The reject reasons of a scored question, in judge order (empty if it passed every question judge);
+    ``below_top_k`` for a question never scored (its entry ranked below every entry the top K could take)."""
     if q.gec_score is None:
-        return "below_top_k"
+        return ["below_top_k"]
     reasons = []
     if not q.passed_gec:
         reasons.append(LOW_GEC)
     if not q.passed_intent:
         reasons.append(LOW_INTENT)
-    return "+".join(reasons + list(q.flags))
+    return reasons + list(q.flags)

@@ -12,6 +12,7 @@ import apache_beam as beam
 from pipelines.beam.metering import MeteredMap
 from pipelines.stages.paraphrase import merged_into_reason
 from pipelines.stages.score import fate
+from schemas.details import GEC_DETAILS, INTENT_DETAILS, details_value
 from schemas.records import Entry
 from schemas.review_outcome import EXCLUDED_REASON
 
@@ -97,24 +98,26 @@ def question_rows(entry: Entry, ranks: dict[str, int], judged: dict | None = Non
     out = []
     for q in entry.members:
         is_rep = entry.representative is not None and q.key == entry.key
-        reason = "" if is_rep and kept_by_reviewer else fate(q)
-        if not reason and not is_rep:
-            reason = "merged"
-        elif not reason and review is not None and review.excluded:
-            reason = EXCLUDED_REASON
-        elif not reason and not valid:
-            reason = withheld or "no_valid_answer"
-        elif not reason and drop_time_sensitive and entry.representative.time_sensitive and not kept_by_reviewer:
-            reason = "time_sensitive"
-        elif not reason and rank is None:
-            reason = "below_top_k"
+        reasons = [] if is_rep and kept_by_reviewer else fate(q)
+        if not reasons and not is_rep:
+            reasons = ["merged"]
+        elif not reasons and review is not None and review.excluded:
+            reasons = [EXCLUDED_REASON]
+        elif not reasons and not valid:
+            reasons = [withheld or "no_valid_answer"]
+        elif not reasons and drop_time_sensitive and entry.representative.time_sensitive and not kept_by_reviewer:
+            reasons = ["time_sensitive"]
+        elif not reasons and rank is None:
+            reasons = ["below_top_k"]
         link = entry.links.get(q.key)
         scored = q.gec_score is not None
         out.append({
             "question_key": q.key, "question": q.question, "lang": q.lang, "frequency": q.frequency,
             "surface_forms": q.surface_forms, "gec_score": q.gec_score, "intent_score": q.intent_score,
-            "gec_details": q.gec_details, "intent_details": q.intent_details, "passed_gec": q.passed_gec if scored else None,
-            "passed_intent": q.passed_intent if scored else None, "kept": is_rep and rank is not None, "reason": reason, "rank": rank,
+            "gec_details": details_value(q.gec_details, GEC_DETAILS),
+            "intent_details": details_value(q.intent_details, INTENT_DETAILS),
+            "passed_gec": q.passed_gec if scored else None, "passed_intent": q.passed_intent if scored else None,
+            "kept": is_rep and rank is not None, "reasons": reasons, "rank": rank,
             "qid": entry.qid if rank is not None else None, "merged_into_reason": merged_into_reason(entry, q),
             "merge_probability": link[1] if link is not None else None, "entry_key": entry.key,
             "time_sensitive": q.time_sensitive, "time_sensitive_score": q.time_score,

@@ -69,8 +69,8 @@ def test_exclude_keeps_hostile_answers_out_of_the_vote_and_shows_why(excluded):
     assert hostile["instruction_like"] and hostile["instruction_reason"] == "instruction_override"
     assert not any(a["instruction_like"] for a in qa[SHELF]["answers"])  # "Follow the instructions on the box"
     assert capital["instruction_like_answers"] == 3 and qa[SHELF]["instruction_like_answers"] == 0
-    reasons = {r["question"]: r["reason"] for r in pq.read_table(base / "latest" / QUESTIONS_FILE).to_pylist()}
-    assert reasons[ROUTER] == "instruction_like"
+    reasons = {r["question"]: r["reasons"] for r in pq.read_table(base / "latest" / QUESTIONS_FILE).to_pylist()}
+    assert reasons[ROUTER] == ["instruction_like"]
     counts = res.manifest["counts"]
     assert counts["instruction_like_judged"] == 2 and counts["instruction_like_withheld"] == 1
     assert counts["published_instruction_like"] == 0

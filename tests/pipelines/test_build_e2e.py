@@ -14,6 +14,7 @@ import pytest
 from models.config_check import load_config
 from pipelines.build import run_build
 from schemas import QA_SCHEMA, QUESTIONS_SCHEMA, REJECTED_SCHEMA
+from schemas.described import description, every_field
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,11 @@ def test_cli_publishes_a_complete_version(built):
 def test_parquet_files_follow_their_schemas(built):
     base, _ = built
     for name, schema in (("qa", QA_SCHEMA), ("questions", QUESTIONS_SCHEMA), ("rejected", REJECTED_SCHEMA)):
-        assert pq.read_schema(base / "latest" / f"{name}.parquet").equals(schema, check_metadata=False), name
+        stored = pq.read_schema(base / "latest" / f"{name}.parquet")
+        assert stored.equals(schema, check_metadata=False), name
+        if name != "rejected":  # every column and nested field keeps its description in the file
+            assert [(p, description(f)) for p, f in every_field(stored)] == \
+                [(p, description(f)) for p, f in every_field(schema)], name
 
 
 @pytest.mark.slow  # a real-model build
@@ -108,9 +113,12 @@ def test_questions_and_rejects_record_every_fate(built):
     base, _ = built
     qs = pq.read_table(base / "latest" / "questions.parquet").to_pylist()
     by_key = {q["question_key"]: q for q in qs}
-    assert by_key["hello"]["reason"] == "low_intent" and not by_key["hello"]["kept"]
-    assert "low_gec" in by_key["asdkjh qwe zxcv"]["reason"]
-    assert json.loads(by_key["asdkjh qwe zxcv"]["gec_details"])["unknown_words"]
+    assert by_key["hello"]["reasons"] == ["low_intent"] and not by_key["hello"]["kept"]
+    assert "low_gec" in by_key["asdkjh qwe zxcv"]["reasons"]
+    assert by_key["asdkjh qwe zxcv"]["gec_details"]["unknown_words"]
+    # the default backends' details fit their declared fields (schemas.details): nothing left aside in "other"
+    scored = [q for q in qs if q["gec_score"] is not None]
+    assert scored and all(q["gec_details"]["other"] == [] and q["intent_details"]["other"] == [] for q in scored)
     kept = [q for q in qs if q["kept"]]
     qa_rows = pq.read_metadata(base / "latest" / "qa.parquet").num_rows
     assert len(kept) == qa_rows
@@ -134,6 +142,7 @@ def test_determinism_same_inputs_same_store(tmp_path):
     for name in ("qa.parquet", "questions.parquet", "rejected.parquet"):
         ta, tb = pq.read_table(a.path / name), pq.read_table(b.path / name)
         assert ta.equals(tb), name
+        assert (a.path / name).read_bytes() == (b.path / name).read_bytes(), name  # byte for byte too
     ia, ib = faiss.read_index(str(a.path / "index.faiss")), faiss.read_index(str(b.path / "index.faiss"))
     assert np.array_equal(faiss.rev_swig_ptr(ia.get_xb(), ia.ntotal * ia.d),
                           faiss.rev_swig_ptr(ib.get_xb(), ib.ntotal * ib.d))
@@ -227,8 +236,10 @@ def test_build_with_a_trained_intent_head(tmp_path, tiny_bert):
     res = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg)
     assert res.manifest["models"]["intent"].startswith("intent-head:head@")
     questions = pq.read_table(tmp_path / "base" / "latest" / "questions.parquet").to_pylist()
-    details = [json.loads(q["intent_details"]) for q in questions]
-    assert all(set(d["top_labels"]) <= {"password", "oos"} for d in details)
+    details = [q["intent_details"] for q in questions]
+    # the head's details land in their typed fields (schemas.details), none left aside in "other"
+    assert all({t["label"] for t in d["top_labels"]} <= {"password", "oos"} and d["top_labels"]
+               and d["temperature"] > 0 and d["other"] == [] for d in details)
     assert res.manifest["counts"]["published"] > 0
 
 

@@ -33,8 +33,9 @@ def test_whole_graph_runs_with_fake_models(fixtures, tmp_base):
 
     questions = pq.read_table(res.path / QUESTIONS_FILE).to_pylist()
     assert len(questions) == c["distinct_questions"]
-    dropped = {r["question_key"]: r["reason"] for r in questions if r["reason"]}
-    assert dropped and set(dropped.values()) <= {"low_gec", "low_intent", "low_gec+low_intent", "below_top_k"}
+    dropped = {r["question_key"]: tuple(r["reasons"]) for r in questions if r["reasons"]}
+    assert dropped and set(dropped.values()) <= {("low_gec",), ("low_intent",), ("low_gec", "low_intent"),
+                                                 ("below_top_k",)}
     assert pq.read_table(res.path / REJECTED_FILE).num_rows == c["rows_rejected"]
     assert json.loads((res.path / "manifest.json").read_text())["quality"]["critical_failures"] == []
     assert seconds < 60, seconds
@@ -67,8 +68,8 @@ def test_paraphrases_become_one_entry_with_pooled_asks_answers_and_aliases(tmp_p
     assert {r["question"] for r in qa[1:]} == {"My phone is lost, what now?", "My phone is broken, what now?"}
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     typo = questions["how do I reset reset my password?"]
-    assert typo["qid"] == top["qid"] and typo["reason"] == "low_gec" and typo["merged_into_reason"]
-    assert questions["How to reset my password?"]["reason"] == "merged"
+    assert typo["qid"] == top["qid"] and typo["reasons"] == ["low_gec"] and typo["merged_into_reason"]
+    assert questions["How to reset my password?"]["reasons"] == ["merged"]
     assert questions["How do I reset my password?"]["kept"] and questions["How do I reset my password?"]["qid"] == top["qid"]
     # an alias is matched exactly, before any nearest-question search
     ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("how to reset my password")
@@ -116,7 +117,7 @@ def test_non_answers_never_vote_and_all_non_answers_leave_the_base(tmp_path, tmp
     assert france["reliability"] == round(0.875 * round(3 / 7, 6), 6) < qa["What is the capital of Spain?"]["reliability"]
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     parcel = questions["Where is my parcel now?"]
-    assert parcel["reason"] == "no_valid_answer" and parcel["non_answer_share"] == 1.0 and parcel["qid"] is None
+    assert parcel["reasons"] == ["no_valid_answer"] and parcel["non_answer_share"] == 1.0 and parcel["qid"] is None
     assert questions["What is the capital of France?"]["non_answer_share"] == round(4 / 7, 6)
     c = res.manifest["counts"]
     assert c["no_valid_answer"] == 1 and c["published"] == 2
@@ -174,7 +175,7 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
                         factory=FakeModels(), report=False)
     assert [r["question"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist()] == ["What is the capital of Spain?"]
     questions = {r["question"]: r for r in pq.read_table(dropped.path / QUESTIONS_FILE).to_pylist()}
-    assert questions["How much does the iPhone cost right now?"]["reason"] == "time_sensitive"
+    assert questions["How much does the iPhone cost right now?"]["reasons"] == ["time_sensitive"]
     assert dropped.manifest["quality"]["critical_failures"] == []
 
     kept = run_build([str(logs)], tmp_path / "keep", load_config(None, dict(base, **{"time_sensitive.policy": "keep"})),
@@ -224,6 +225,6 @@ def test_scoring_only_what_the_top_k_needs_gives_the_base_that_scoring_everythin
     assert len(never) == c_full["questions_scored"] - c_lazy["questions_scored"] > 0
     for key, r in lazy_q.items():
         if r["gec_score"] is None:  # never scored: below the top K in both builds
-            assert r["reason"] == "below_top_k" and not r["kept"] and full_q[key]["rank"] is None
+            assert r["reasons"] == ["below_top_k"] and not r["kept"] and full_q[key]["rank"] is None
         else:
             assert r == full_q[key]

@@ -69,5 +69,5 @@ def test_a_decision_naming_a_lookalike_form_names_its_question(tmp_path):
     review.write_text(json.dumps({"action": "exclude", "question": FAKE_PASSWORD}) + "\n", encoding="utf-8")
     res = _build(tmp_path, review)
     assert REAL_PASSWORD not in _qa(res)
-    status = {r["question"]: r["reason"] for r in pq.read_table(res.path / "questions.parquet").to_pylist()}
-    assert status[REAL_PASSWORD] == "excluded_by_reviewer"
+    status = {r["question"]: r["reasons"] for r in pq.read_table(res.path / "questions.parquet").to_pylist()}
+    assert status[REAL_PASSWORD] == ["excluded_by_reviewer"]

@@ -96,8 +96,8 @@ def test_a_new_question_judge_drops_questions_through_the_whole_graph(wired, tmp
     questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
     # the most asked question passed GEC and intent, and the new judge dropped it with its reason
     assert questions[LONG]["passed_gec"] and questions[LONG]["passed_intent"]
-    assert questions[LONG]["reason"] == "too_long" and not questions[LONG]["kept"]
-    assert questions["hello"]["reason"] == "low_intent"
+    assert questions[LONG]["reasons"] == ["too_long"] and not questions[LONG]["kept"]
+    assert questions["hello"]["reasons"] == ["low_intent"]
     qa = [r["question"] for r in pq.read_table(res.path / QA_FILE).to_pylist()]
     assert qa == ["How do I reset my password?", "Which is better, tea or coffee?"]
     assert res.manifest["models"]["too_long"] == "too-long-v1@40"

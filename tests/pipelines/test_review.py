@@ -111,13 +111,13 @@ def test_exclude_leaves_the_base_with_a_reviewer_reason_and_the_next_entry_takes
     qa, questions = _qa(builds[1]), _questions(builds[1])
     assert "How do I reset my password?" not in qa and len(qa) == TOP_K and "When does the store open?" not in qa
     row = questions["How do I reset my password?"]
-    assert row["reason"] == "excluded_by_reviewer" and not row["kept"] and row["qid"] is None
+    assert row["reasons"] == ["excluded_by_reviewer"] and not row["kept"] and row["qid"] is None
 
 
 def test_keep_ranks_an_entry_a_filter_dropped(builds):
     qa, questions = _qa(builds[1]), _questions(builds[1])
-    assert "hello" not in _qa(builds[0]) and _questions(builds[0])["hello"]["reason"] == "low_intent"
-    assert qa["hello"]["reviewed"] == ["keep"] and questions["hello"]["kept"] and questions["hello"]["reason"] == ""
+    assert "hello" not in _qa(builds[0]) and _questions(builds[0])["hello"]["reasons"] == ["low_intent"]
+    assert qa["hello"]["reviewed"] == ["keep"] and questions["hello"]["kept"] and questions["hello"]["reasons"] == []
 
 
 def test_answer_serves_the_reviewers_text_and_keeps_the_logged_answers(builds):
@@ -129,7 +129,7 @@ def test_answer_serves_the_reviewers_text_and_keeps_the_logged_answers(builds):
 
 
 def test_an_answer_keeps_an_entry_whose_every_logged_answer_is_a_non_answer(builds):
-    assert _questions(builds[0])["What time is it now?"]["reason"] == "no_valid_answer"
+    assert _questions(builds[0])["What time is it now?"]["reasons"] == ["no_valid_answer"]
     row = _qa(builds[1])["What time is it now?"]
     assert row["answer"] == "See the clock on your screen." and row["answers"][0]["non_answer"]
     assert builds[1].manifest["quality"]["critical_failures"] == []
@@ -140,7 +140,7 @@ def test_merge_joins_the_entry_with_its_asks_and_answers(builds):
     assert {a["question"] for a in row["aliases"]} == {"What is the capital of France?", "Where is the nearest branch?"}
     assert row["frequency"] == plain["frequency"] + 1 and "merge" in row["reviewed"]
     merged = _questions(builds[1])["Where is the nearest branch?"]
-    assert merged["reason"] == "merged" and merged["qid"] == row["qid"]
+    assert merged["reasons"] == ["merged"] and merged["qid"] == row["qid"]
     assert merged["merged_into_reason"].startswith("merged by a reviewer") and merged["merge_probability"] is None
 
 
@@ -148,7 +148,7 @@ def test_split_keeps_two_forms_apart_whatever_the_judge_says(builds):
     row = _qa(builds[1])["How do I open an account?"]
     assert [a["question"] for a in row["aliases"]] == ["How do I open an account?"] and row["frequency"] == 6
     apart = _questions(builds[1])["How can I open an account?"]
-    assert apart["entry_key"] == "how can i open an account" and apart["reason"] == "below_top_k"
+    assert apart["entry_key"] == "how can i open an account" and apart["reasons"] == ["below_top_k"]
 
 
 def test_time_sensitive_overrides_the_judge_both_ways(builds):

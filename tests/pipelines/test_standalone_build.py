@@ -37,10 +37,10 @@ def test_questions_that_cannot_stand_alone_leave_the_base_with_their_reason(tmp_
     # the most asked question passed GEC and intent; the standalone judge dropped it
     ticket = questions[TICKET]
     assert ticket["passed_gec"] and ticket["passed_intent"]
-    assert ticket["reason"] == "no_subject" and not ticket["kept"] and ticket["qid"] is None
+    assert ticket["reasons"] == ["no_subject"] and not ticket["kept"] and ticket["qid"] is None
     # the bare form was merged with the form naming its subject: that form represents the entry, with every ask
     bare, named = questions["how much is it?"], questions["How much is a Louvre ticket?"]
-    assert bare["reason"] == "no_subject" and bare["entry_key"] == named["entry_key"]
+    assert bare["reasons"] == ["no_subject"] and bare["entry_key"] == named["entry_key"]
     assert named["kept"] and bare["qid"] == named["qid"] is not None and bare["rank"] == named["rank"]
     qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
     assert sorted(qa) == ["How do I reset my password?", "How much is a Louvre ticket?"]

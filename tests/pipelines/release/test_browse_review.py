@@ -234,7 +234,7 @@ def _build_with_review_and_check(result, logs: Path, review: Path, tmp_path: Pat
     assert EIFFEL in before and EIFFEL not in qa  # excluded
     assert set(qa) == set(before) - {EIFFEL}
     questions = {r["question"]: r for r in pq.read_table(after.path / QUESTIONS_FILE).to_pylist()}
-    assert questions[EIFFEL]["reason"] == EXCLUDED_REASON and not questions[EIFFEL]["kept"]
+    assert questions[EIFFEL]["reasons"] == [EXCLUDED_REASON] and not questions[EIFFEL]["kept"]
     france = qa[FRANCE]
     assert before[FRANCE]["answer"] != NEW_ANSWER and france["answer"] == NEW_ANSWER  # the reviewer's answer
     assert france["method"] == REVIEWED_METHOD and france["reviewed"] == ["answer"]

@@ -42,7 +42,7 @@ def test_an_entry_left_without_a_valid_answer_leaves_as_instruction_like():
     entry, group = _judge({HOSTILE: 3, REFUSAL: 1})
     assert not group.valid and group.withheld_reason == "instruction_like"
     (row,) = question_rows(entry, {}, {entry.key: (False, {}, group.withheld_reason)})
-    assert row["reason"] == "instruction_like" and not row["kept"]
+    assert row["reasons"] == ["instruction_like"] and not row["kept"]
     _, refusals = _judge({REFUSAL: 2})
     assert refusals.withheld_reason == "no_valid_answer"
 

@@ -68,9 +68,10 @@ def test_entry_sums_asks_takes_the_most_asked_clean_form_and_keeps_the_first_ask
     assert aliases(entry)[0] == ("How can I reset my password?", 30)
     assert [a[0] for a in aliases(entry)[1:]] == ["how do i resett my pasword", "How do I reset my password?"]
     rows = {r["question_key"]: r for r in question_rows(entry, {entry.key: 4})}
-    assert rows[clean.key]["kept"] and rows[clean.key]["reason"] == "" and rows[clean.key]["merged_into_reason"] is None
-    assert rows[typo.key]["reason"] == "low_gec" and rows[typo.key]["qid"] == entry.qid
-    assert rows[first.key]["reason"] == "merged" and rows[first.key]["rank"] == 4
+    assert rows[clean.key]["kept"] and rows[clean.key]["reasons"] == []
+    assert rows[clean.key]["merged_into_reason"] is None
+    assert rows[typo.key]["reasons"] == ["low_gec"] and rows[typo.key]["qid"] == entry.qid
+    assert rows[first.key]["reasons"] == ["merged"] and rows[first.key]["rank"] == 4
     assert "paraphrase of 'How can I reset my password?'" in merged_into_reason(entry, first)
 
 
@@ -79,7 +80,7 @@ def test_an_entry_without_a_clean_form_cannot_enter_the_base():
     entry = make_entry([a, b], link_groups(_judged((a.key, b.key, 0.9, True))))
     assert entry.representative is None
     rows = question_rows(entry, {})
-    assert all(r["qid"] is None and r["reason"] == "low_gec" and not r["kept"] for r in rows)
+    assert all(r["qid"] is None and r["reasons"] == ["low_gec"] and not r["kept"] for r in rows)
 
 
 def test_neighbours_come_from_knn_not_all_pairs():

@@ -77,11 +77,11 @@ def test_select_top_k_ranks_by_frequency_then_key():
 def test_question_row_reasons():
     ranks = {"a": 1}
     (row,) = question_rows(_entry(_scored("a", 3)), ranks)
-    assert row["reason"] == "" and row["kept"] and row["qid"] is not None
+    assert row["reasons"] == [] and row["kept"] and row["qid"] is not None
     (row,) = question_rows(_entry(_scored("b", 2)), ranks)
-    assert row["reason"] == "below_top_k" and row["qid"] is None
+    assert row["reasons"] == ["below_top_k"] and row["qid"] is None
     (row,) = question_rows(_entry(_scored("c", 9)._replace(passed_gec=False)), ranks)
-    assert row["reason"] == "low_gec" and row["kept"] is False and row["rank"] is None
+    assert row["reasons"] == ["low_gec"] and row["kept"] is False and row["rank"] is None
 
 
 def test_state_round_trips_and_folding_two_days_equals_counting_them_together():
