@@ -1,4 +1,5 @@
-"""A published version's qa.parquet and questions.parquet read with common dataframe libraries give nested values
+"""A published version's qa.parquet and questions.parquet read with common dataframe libraries (pandas, polars,
+Hugging Face datasets, duckdb) give nested values
 directly (lists, structs, dates), with no JSON to decode: the judges' details are structs, a question's reasons a
 list, an entry's logs period two dates. Each reader the environment lacks is skipped, saying so (nothing is
 downloaded while testing)."""
@@ -67,7 +68,16 @@ def _with_datasets(path: Path, columns: list[str], cache: Path) -> list[dict]:
     return [dict(r) for r in ds]
 
 
-READERS = {"pandas": _with_pandas, "polars": _with_polars, "datasets": _with_datasets}
+def _with_duckdb(path: Path, columns: list[str]) -> list[dict]:
+    import duckdb
+
+    names = ", ".join(f'"{c}"' for c in columns)
+    with duckdb.connect() as con:
+        cur = con.execute(f"SELECT {names} FROM read_parquet(?)", [str(path)])
+        return [dict(zip(columns, row)) for row in cur.fetchall()]
+
+
+READERS = {"pandas": _with_pandas, "polars": _with_polars, "datasets": _with_datasets, "duckdb": _with_duckdb}
 
 
 @pytest.fixture(params=list(READERS))
