@@ -747,9 +747,9 @@ def commented_config_yaml(cfg: BuildConfig) -> str:
         out += [""] * bool(out) + _comment(meaning_of(sect), "") + [f"{sect.name}:"]
         for f in fields(node):
             value, default = _plain(getattr(node, f.name)), _plain(_field_default(f))
-            note = "" if value == default else \
-                f" (default: {json.dumps(default, ensure_ascii=False)})"
-            out += _comment(meaning_of(f) + note, "  ")
+            out += _comment(meaning_of(f), "  ")
+            if value != default:  # a line of its own: the wrap never splits it
+                out.append(f"  # default: {json.dumps(default, ensure_ascii=False)}")
             dumped = yaml.safe_dump({f.name: value}, sort_keys=False, allow_unicode=True).rstrip("\n")
             out += ["  " + line for line in dumped.splitlines()]
     return "\n".join(out) + "\n"
