@@ -93,9 +93,8 @@ def index_memory_bytes(factory: str, n: int, dim: int) -> int:
     """What an index of n vectors takes in memory, as FAISS holds it: per vector its code (and its id in an
     IVF list, 8 bytes), plus the coarse centroids, the PQ codebooks or SQ ranges, and a ``Refine(...)``'s
     codes. Factories outside the ladder's shapes (HNSW, OPQ, ...) raise ValueError."""
-    parts = [p for p in factory.replace("Refine(", "REFINE:").replace(")", "").split(",")]
     total = 0.0
-    for part in parts:
+    for part in factory.replace("Refine(", "REFINE:").replace(")", "").split(","):
         if part.startswith("REFINE:"):
             total += n * code_bytes(part[len("REFINE:"):], dim)
         elif part.startswith("IVF"):
@@ -158,7 +157,7 @@ def precheck_recall(vectors: np.ndarray, factory: str, seed: int = 0) -> float:
     The sample is PRECHECK_QUERIES of the base's vectors, each with its PRECHECK_NEIGHBOURS nearest
     neighbours in the whole base (one exact search of those queries), and PRECHECK_SAMPLE more drawn
     uniformly; the neighbours keep the base's density where recall is decided (a plain sample would be
-    sparser, so kinder to lossy codes). The index is ``factory`` with nlist fitted to the sample, trained
+    sparser, so kinder to lossy codes). The index is ``factory`` with at most PRECHECK_LISTS lists, trained
     and filled with the sample; truth is exact search within it. Seeded."""
     import faiss
 
