@@ -397,15 +397,20 @@ class TopicsConfig:
 @dataclass(frozen=True)
 class IndexConfig:
     # auto's choice: indexes/builder.py
-    factory: str = key("auto", "`auto`: Flat up to `flat_max` vectors, then IVF-Flat within `memory_budget_mb`, then "
-                               "IVF-PQ; or any FAISS factory string (`HNSW32`, `IVF1024,PQ48`, ...).")
+    factory: str = key("auto", "`auto`: Flat up to `flat_max` vectors, then the first of IVF-Flat, IVF-SQfp16, "
+                               "IVF-SQ8 whose index fits `memory_budget_mb`, else IVF-PQ (dim/4 bytes a vector); or "
+                               "any FAISS factory string (`HNSW32`, `IVF1024,SQ8`, ...). Compressed indexes are "
+                               "pre-checked on a sample and refused before the build if they cannot reach "
+                               "`recall_floor`.")
     metric: str = key("ip", "`ip`: inner product on normalised vectors (cosine).", choices=("ip",))
     flat_max: int = key(100000, "Largest base indexed with an exact Flat index under `factory: auto`.", lo=1)
-    memory_budget_mb: float = key(4096.0, "Memory the raw vectors of an IVF-Flat index may take before `auto` picks "
-                                          "IVF-PQ.", above=0)
+    memory_budget_mb: float = key(4096.0, "Memory the index may take under `factory: auto` (codes + ids + coarse "
+                                          "centroids + trained tables): it picks the most exact index that fits.",
+                                  above=0)
     # recall measured on a sample of the base's own questions
     recall_floor: float = key(0.95, "Publishing fails when recall@10 against exact search stays below this after "
-                                    "nprobe is raised as far as 1024.", lo=0, hi=1)
+                                    "nprobe is raised as far as 1024, and before the build when a compressed "
+                                    "index's pre-check on a sample stays below it.", lo=0, hi=1)
     use_gpu: str = key("auto", "`auto`: train and add on a GPU when faiss has one; `yes`: require one; `no`.",
                                choices=("auto", "yes", "no"))
     # one index per language space, the intent embedders' (docs/measurements/retrieval.md); false: as format-1

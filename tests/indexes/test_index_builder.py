@@ -1,10 +1,12 @@
-"""Index choice by size and memory budget, nprobe tuned to the recall floor, and the floor enforced."""
+"""Index choice by size and memory budget (the ladder), the recall pre-check before a build, nprobe tuned to the
+recall floor, and the floor enforced."""
 
 import faiss
 import numpy as np
 import pytest
 
-from indexes.builder import FaissIndexBuilder, choose_factory, gpu_count
+from indexes.builder import (PRECHECK_NEIGHBOURS, PRECHECK_QUERIES, PRECHECK_SAMPLE, FaissIndexBuilder,
+                             choose_factory, gpu_count, index_memory_bytes, ladder, precheck_recall)
 from schemas.config import IndexConfig
 from schemas.errors import PublishError
 
@@ -20,9 +22,58 @@ def _clustered(n, dim=32, centers=64, seed=0):
 def test_choose_factory_follows_size_and_budget():
     assert choose_factory(50_000, 384) == "Flat"
     assert choose_factory(1_000_000, 384, memory_budget_mb=4096) == "IVF4096,Flat"  # 1.4 GiB of raw vectors
-    assert choose_factory(1_000_000, 384, memory_budget_mb=512) == "IVF4096,PQ48"
+    assert choose_factory(1_000_000, 384, memory_budget_mb=512) == "IVF4096,SQ8"  # 380 MiB of 1-byte codes
     assert choose_factory(150_000, 384) == "IVF2048,Flat"
     assert choose_factory(2_000, 384, flat_max=1_000) == "IVF32,Flat"  # at least 39 training vectors per list
+
+
+def test_auto_climbs_down_the_ladder_as_the_base_outgrows_the_budget():
+    assert ladder(4_000_000, 384) == ["IVF8192,Flat", "IVF8192,SQfp16", "IVF8192,SQ8", "IVF8192,PQ96"]
+    assert choose_factory(2_600_000, 384) == "IVF8192,Flat"  # 3.8 GiB of vectors and ids
+    assert choose_factory(4_000_000, 384) == "IVF8192,SQfp16"  # raw 5.8 GiB would not fit 4 GiB
+    assert choose_factory(10_000_000, 384) == "IVF16384,SQ8"  # 3.7 GiB
+    assert choose_factory(12_000_000, 384) == "IVF16384,PQ96"
+    assert choose_factory(1_000_000, 384, memory_budget_mb=1) == "IVF4096,PQ96"  # nothing fits: the last rung
+
+
+def test_memory_counts_codes_ids_and_centroids(tmp_path):
+    assert index_memory_bytes("Flat", 1_000, 32) == 1_000 * 128
+    assert index_memory_bytes("IVF16,SQ8", 1_000, 32) == 1_000 * (32 + 8) + 16 * 32 * 4 + 2 * 32 * 4
+    assert index_memory_bytes("IVF16,PQ8", 1_000, 32) == 1_000 * (8 + 8) + 16 * 32 * 4 + 256 * 32 * 4
+    assert index_memory_bytes("IVF16,PQ8,Refine(SQ8)", 1_000, 32) == \
+        index_memory_bytes("IVF16,PQ8", 1_000, 32) + 1_000 * 32
+    x = _clustered(20_000)
+    for factory in ("IVF64,Flat", "IVF64,SQfp16", "IVF64,SQ8", "IVF64,PQ8"):
+        FaissIndexBuilder(factory, use_gpu="no", sample=100).build(x, tmp_path / "i.faiss")
+        written = (tmp_path / "i.faiss").stat().st_size
+        assert abs(written - index_memory_bytes(factory, 20_000, 32)) < 0.05 * written, factory
+
+
+def _big_enough():
+    """More vectors than the pre-check's own sample, so that a builder runs it."""
+    return _clustered(PRECHECK_SAMPLE + PRECHECK_QUERIES * PRECHECK_NEIGHBOURS + 5_000, centers=512, seed=3)
+
+
+def test_precheck_refuses_codes_below_the_floor_before_building(tmp_path):
+    x = _big_enough()
+    builder = FaissIndexBuilder("IVF256,PQ2", recall_floor=0.95, use_gpu="no")  # 2 bytes a vector
+    with pytest.raises(PublishError, match=r"^index: IVF256,PQ2 keeps recall@10 0\.\d+ on a sample of the 75,000 "
+                                           r"vectors .* not built\. Set index.factory to IVF1024,SQfp16 \(about"):
+        builder.build(x, tmp_path / "i.faiss")
+    assert not (tmp_path / "i.faiss").exists()  # refused before training
+    with pytest.raises(PublishError, match=r"IVF1024,SQ8 keeps .* Set index.factory to IVF1024,SQfp16"):
+        FaissIndexBuilder("IVF1024,SQ8", recall_floor=0.99, use_gpu="no").build(x, tmp_path / "i.faiss")
+    recall = precheck_recall(x, "IVF256,PQ2")
+    assert recall < 0.5 and recall == precheck_recall(x, "IVF256,PQ2")  # seeded
+
+
+def test_precheck_passes_codes_that_keep_the_recall(tmp_path):
+    x = _big_enough()
+    facts = FaissIndexBuilder("IVF256,SQfp16", recall_floor=0.95, use_gpu="no", sample=200).build(x, tmp_path / "i")
+    assert facts["precheck_recall_at_10"] >= 0.95 and facts["precheck_seconds"] > 0
+    assert facts["recall_at_10"] >= 0.95  # the full build agrees
+    flat = FaissIndexBuilder("IVF256,Flat", use_gpu="no", sample=200).build(x, tmp_path / "f")
+    assert "precheck_recall_at_10" not in flat  # vectors kept whole: nothing to pre-check
 
 
 def test_ivf_index_reaches_the_recall_floor_by_widening_nprobe(tmp_path):
