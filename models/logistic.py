@@ -1,5 +1,9 @@
 """Standardised L2 logistic regression (fitted by Newton's method) shared by the small trained heads:
-a handful of features up to a sentence vector, a few hundred labelled rows; exact, fast, no sklearn."""
+a handful of features up to a sentence vector, a few hundred labelled rows; exact, fast, no sklearn.
+
+Why ours and not scikit-learn's (installed with hdbscan): a head is a JSON file of weights that must score alike
+wherever the base is rebuilt, and what fits it here is a few lines of numpy with no solver, tolerance or default
+that a scikit-learn release could change between two builds of the same base."""
 
 from __future__ import annotations
 
