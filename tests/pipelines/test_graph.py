@@ -1,5 +1,6 @@
 """The whole build graph (read .. publish) with small fake models: every stage's wiring, in seconds."""
 
+import datetime as dt
 import json
 import time
 
@@ -165,7 +166,8 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
     qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
     price = qa["How much does the iPhone cost right now?"]
     assert price["time_sensitive"] and price["time_sensitive_reason"] == "price"
-    assert price["logs_period"] == {"first": "2026-03-04", "last": "2026-03-09"}
+    # dates in the store; ISO strings where the retrievers answer
+    assert price["logs_period"] == {"first": dt.date(2026, 3, 4), "last": dt.date(2026, 3, 9)}
     assert not qa["What is the capital of Spain?"]["time_sensitive"]
     ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("How much does the iPhone cost right now?")
     assert ans.found and ans.time_sensitive and ans.logs_period == {"first": "2026-03-04", "last": "2026-03-09"}
