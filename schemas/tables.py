@@ -12,14 +12,13 @@ is left out, as the readers expect.
 
 from __future__ import annotations
 
-import datetime as _dt
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from schemas.dates import period_text
+from schemas.dates import period_text, period_value
 from schemas.details import details_value
 from schemas.layout import QA_FILE, QUESTIONS_FILE
 from schemas.qa import QA_SCHEMA
@@ -72,20 +71,14 @@ def upgraded_questions(table: pa.Table) -> pa.Table:
     return _as_current(table, QUESTIONS_SCHEMA)
 
 
-def _dates(period: dict | None) -> dict | None:
-    if not period or not period.get("first"):
-        return None
-    day = _dt.date.fromisoformat
-    return {"first": day(period["first"]), "last": day(period.get("last") or period["first"])}
-
-
 def upgraded_qa(table: pa.Table) -> pa.Table:
     """Columns of qa.parquet as a format-2 base wrote them, in the current format."""
     if "logs_period" in table.column_names:
         t = table.schema.field("logs_period").type
         if pa.types.is_struct(t) and any(pa.types.is_string(f.type) for f in t):
             type_ = QA_SCHEMA.field("logs_period").type
-            values = pa.array([_dates(p) for p in table.column("logs_period").to_pylist()], type_)
+            values = pa.array([period_value(((p or {}).get("first") or "", (p or {}).get("last") or ""))
+                               for p in table.column("logs_period").to_pylist()], type_)
             table = table.set_column(table.column_names.index("logs_period"), "logs_period", values)
     return _as_current(table, QA_SCHEMA)
 
@@ -116,14 +109,16 @@ def has_reason(table: pa.Table, wanted) -> pa.Array:
     return pc.is_in(pa.array(range(table.num_rows), pa.int64()), value_set=pc.unique(hit).cast(pa.int64()))
 
 
-SHOWN_FILES = (QA_FILE, QUESTIONS_FILE)
-
-
 def rows_as_shown(path: Path | str, columns: list[str]) -> list[dict]:
-    """Rows of qa.parquet or questions.parquet (any format) as the report and the browse page show them: the
-    question's reasons as one label under ``reason`` (:func:`joined_reasons`; the pages group dropped questions
-    by it), ``logs_period`` as ISO date strings (they are embedded as JSON)."""
+    """Rows of a version's Parquet file as the report and the browse page show them, with the ``columns`` the
+    file has (a version built before a column existed lacks it: left out of the rows). qa.parquet and
+    questions.parquet are read in any base format: the question's reasons as one label under ``reason``
+    (:func:`joined_reasons`; the pages group dropped questions by it), ``logs_period`` as ISO date strings (they
+    are embedded as JSON)."""
     path = Path(path)
+    if path.name not in (QA_FILE, QUESTIONS_FILE):
+        names = set(pq.read_schema(path).names)
+        return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
     read = read_qa if path.name == QA_FILE else read_questions
     rows = read(path, ["reasons" if c == "reason" else c for c in columns]).to_pylist()
     for r in rows:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from schemas.dates import as_of_note
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, TOPICS_FILE
-from schemas.tables import SHOWN_FILES, rows_as_shown
+from schemas.tables import rows_as_shown as _read  # any file of a version, any base format
 from schemas.text import invisible_ranges
 
 ENTRY_BUDGET_BYTES = 24_000_000  # the entries' JSON; then the page says how many ranks it holds
@@ -95,16 +95,6 @@ def _num(x, digits: int = 4):
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return None
     return round(float(x), digits)
-
-
-def _read(path: Path, columns: list[str]) -> list[dict]:
-    """The columns a file has (a version built before a column existed lacks it)."""
-    if path.name in SHOWN_FILES:  # any base format, with reasons joined and periods as text
-        return rows_as_shown(path, columns)
-    import pyarrow.parquet as pq
-
-    names = set(pq.read_schema(path).names)
-    return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
 
 
 def entry_flags(r: dict) -> list[str]:

@@ -39,7 +39,7 @@ from schemas.documents import REPORT_FORMAT
 from schemas.judgement import ANSWER, QUESTION
 from schemas.layout import BROWSE_FILE, QA_FILE, QUESTIONS_FILE, REJECTED_FILE, TOPICS_FILE
 from schemas.review_outcome import EXCLUDED_REASON
-from schemas.tables import SHOWN_FILES, rows_as_shown
+from schemas.tables import rows_as_shown as _read  # any file of a version, any base format
 
 EXAMPLES_PER_REASON = 3
 MERGES_SHOWN = 15
@@ -174,16 +174,6 @@ def judge_figures(manifest: dict, questions: list[dict], qa: list[dict]) -> dict
     out["judges"] = {j.section: further_judge(j, questions, qa) for j in registry.JUDGES
                      if not j.built_in and j.section in applied}
     return out
-
-
-def _read(path: Path, columns: list[str]) -> list[dict]:
-    """The columns a file has (a version built before a column existed lacks it: left out of the rows)."""
-    if path.name in SHOWN_FILES:  # any base format, with reasons joined and periods as text
-        return rows_as_shown(path, columns)
-    import pyarrow.parquet as pq
-
-    names = set(pq.read_schema(path).names)
-    return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
 
 
 def instruction_like(questions: list[dict], qa: list[dict], policy: str) -> dict:
