@@ -12,21 +12,15 @@ from schemas.judgement import ANSWER, JudgeKind
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "answer_match.npz"
 
 
-def _precision(ctx) -> str:
-    from models.embedders.hf_common import resolve_precision
-
-    return resolve_precision(ctx.models.precision)  # read from the CPU's flags: no torch to name an identity
-
-
 def _identity(target, ctx) -> str:
-    from models.embedders.hf_common import precision_tag
+    from models.embedders.hf_common import precision_tag, resolve_precision
     from models.pair_file import load_meta
     from schemas.layout import sha256_file
 
     path = Path(target or PACKAGED)
     load_meta(path)  # a file that is not a pair model fails here, before any build
     # the threshold is no part of it: judgements are decided again at each build's threshold
-    return f"answer-match-e5-v1@{sha256_file(path)[:12]}{precision_tag(_precision(ctx))}"
+    return f"answer-match-e5-v1@{sha256_file(path)[:12]}{precision_tag(resolve_precision(ctx.models.precision))}"
 
 
 def _load(target, ctx):
@@ -34,9 +28,9 @@ def _load(target, ctx):
 
     from models.answermatch.judge import AnswerMatchJudge
     from models.cross_encoder import load_cross_encoder, pair_logits
-    from models.embedders.hf_common import resolve_device
+    from models.embedders.hf_common import resolve_device, resolve_precision
 
-    device, precision = resolve_device(ctx.device), _precision(ctx)
+    device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
     model, tokenizer, meta = load_cross_encoder(target or PACKAGED, device, precision=precision)
     logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
     return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above)

@@ -47,20 +47,14 @@ def _pair_e5(target, ctx):
     from functools import partial
 
     from models.cross_encoder import load_cross_encoder, pair_logits
-    from models.embedders.hf_common import resolve_device
+    from models.embedders.hf_common import resolve_device, resolve_precision
     from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge
 
     path = target or PACKAGED
-    device, precision = resolve_device(ctx.device), _precision(ctx)
+    device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
     model, tokenizer, meta = load_cross_encoder(path, device, precision=precision)
     logits = partial(pair_logits, model, tokenizer, batch=ctx.batch_size, device=device)
     return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), _model_digest(path, precision))
-
-
-def _precision(ctx) -> str:
-    from models.embedders.hf_common import resolve_precision
-
-    return resolve_precision(ctx.models.precision)
 
 
 def _model_digest(path, precision: str) -> str:
@@ -72,12 +66,13 @@ def _model_digest(path, precision: str) -> str:
 
 
 def _pair_e5_identity(target, ctx) -> str:
+    from models.embedders.hf_common import resolve_precision
     from models.pair_file import load_meta
     from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity
 
     path = target or PACKAGED
     zh = _zh_threshold(ctx)
-    return judge_identity(_model_digest(path, _precision(ctx)),
+    return judge_identity(_model_digest(path, resolve_precision(ctx.models.precision)),
                           load_meta(path)["thresholds"]["zh"] if zh is None else zh, _pair_lr_identity("", ctx))
 
 
