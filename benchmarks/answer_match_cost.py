@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.registry import configured_judges, judge_model
     from models.tools.dq_labels import load
     from pipelines.stages.nonanswer import other_verdicts
-    from schemas.judgement import ANSWER, verdicts
+    from schemas.judgement import ANSWER, asked_items, verdicts
 
     rows = load(split="tune")[:args.answers]
     items = [(r["question"], r["answer"], "zh") for r in rows]
@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             out = other_verdicts((judge,), [items[i] for i in open_], [judged[i][0] for i in open_])
             table[name]["seconds"] += time.perf_counter() - t
-            floor = getattr(judge, "asks_above", 0.0)
+            asked = asked_items([judged[i][0] for i in open_], getattr(judge, "asks_above", 0.0))
             table[name].update(identity=judge.model_id, let_through=len(open_),
-                               asked=sum(judged[i][0] >= floor for i in open_), flagged=sum(bool(r) for _, r in out))
+                               asked=len(asked), flagged=sum(bool(r) for _, r in out))
     for name, row in table.items():
         row["seconds"] = round(row["seconds"] / args.rounds, 2)
         row["answers_per_second"] = round(row["let_through"] / row["seconds"], 1)

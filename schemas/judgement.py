@@ -157,6 +157,14 @@ def verdicts(judge: Any, judgements: Sequence[Judgement], langs: Sequence[str],
             for j, lang in zip(judgements, langs)]
 
 
+def asked_items(priors: Sequence[float], asks_above: float) -> list[int]:
+    """The items a judge that costs an encoder pass per item is asked of (its ``asks_above``, answer_match's
+    ``ask_above``): those whose prior, the score the cheap judge before it gave, reaches it. Where the cheap
+    judge is sure an item is fine, the costly one is not asked. The build's stage and the trainer's report both
+    apply it, so what the report says a build does is what a build does."""
+    return [i for i, p in enumerate(priors) if p >= asks_above]
+
+
 class Configured:
     """A judge with the threshold its config section gives it (what the registry hands out): ``own_threshold``
     answers with the effective threshold and ``model_id`` is the identity the config names (thresholds are part

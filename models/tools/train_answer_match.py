@@ -99,10 +99,12 @@ def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple
     from models.config_check import load_config
     from models.cross_encoder import pair_logits
     from models.embedders.hf_common import resolve_precision
+    from schemas.judgement import asked_items
 
     cfg = load_config(None)
     flags, scores = default
-    asked = [i for i in range(len(pairs)) if not flags[i] and scores[i] >= cfg.answer_match.ask_above]
+    open_ = [i for i in range(len(pairs)) if not flags[i]]
+    asked = [open_[j] for j in asked_items([scores[i] for i in open_], cfg.answer_match.ask_above)]
     dtype = getattr(torch, resolve_precision(cfg.models.precision))
     p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked]))
     out = flags.copy()

@@ -102,13 +102,16 @@ class StageMeter:
     do, in items unless ``position`` says otherwise (a callable giving how far it is, e.g. bytes read, in
     ``unit``); ``follows``: a stage run fused with this one upstream, whose share done gives this stage's
     total (estimated); ``label``: what its progress lines are headed with (default: the stage); ``scope``:
-    whom its model calls count for (models.calls; default: the label).
+    whom its model calls count for (models.calls; default: the label); ``lines``: False for a stage that runs
+    item for item inside another's batches, whose lines already say how far both are (it still counts its items
+    and busy time for the stage table).
     """
 
     def __init__(self, stage: str, total: float | None = None, label: str | None = None, *,
                  position: Callable[[], float] | None = None, unit: str = "", follows: str | None = None,
-                 scope: str | None = None):
+                 scope: str | None = None, lines: bool = True):
         self.stage = stage
+        self._lines = lines
         self.label = label or stage
         self._scope = scope or self.label
         self.total = total
@@ -177,7 +180,7 @@ class StageMeter:
 
     def log(self, now: float | None = None) -> None:
         """One progress line now (the last one once the total is done)."""
-        if self._finished:
+        if self._finished or not self._lines:
             return
         now = time.perf_counter() if now is None else now
         done, total, estimated = self._against()

@@ -122,9 +122,10 @@ class EntryScoringHandler(MeteredHandler):
         """``batch``: (entry, the questions of the tier's entries) pairs (MeteredInference)."""
         models, cache, detector = model.value
         if self._time_meter is None and detector is not None and batch:
-            # the tier's questions are judged as they are scored: the same total
+            # the tier's questions are judged as they are scored, in the same batches: the score tier's progress
+            # lines say how far both are, so this meter only counts (its time has its own row in the stage table)
             self._time_meter = StageMeter("time", batch[0][1], self._label and self._label.replace("score", "time"),
-                                          scope="time")
+                                          scope="time", lines=False)
         run = lambda b: score_entries(models, cache, detector, self._filt, b, self._time_threshold,  # noqa: E731
                                       self._time_meter)
         return run_counted("score", cache, lambda: self._run(run, batch, member_count))

@@ -23,7 +23,7 @@ from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.dates import widen
-from schemas.judgement import OWN_THRESHOLD, verdicts
+from schemas.judgement import OWN_THRESHOLD, asked_items, verdicts
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
 
@@ -70,8 +70,7 @@ def other_verdicts(judges: tuple, items: list[tuple[str, str, str]],
     spent where the cheap judge is unsure."""
     out = [(0.0, "")] * len(items)
     for judge in judges:
-        floor = getattr(judge, "asks_above", 0.0)
-        asked = [i for i in range(len(items)) if priors is None or priors[i] >= floor]
+        asked = list(range(len(items))) if priors is None else asked_items(priors, getattr(judge, "asks_above", 0.0))
         if not asked:
             continue
         sub = [items[i] for i in asked]

@@ -1,4 +1,4 @@
-"""benchmarks/floor.py: the floor's texts are every distinct question and kept answer, cut; a sample scales."""
+"""benchmarks/floor.py: the floor's texts are every distinct question and judged answer, cut; a sample scales."""
 
 import sys
 from pathlib import Path
@@ -31,17 +31,20 @@ class _Clock:
 def test_floor_texts_and_a_sampled_floor_scaled_to_every_text(tmp_path, monkeypatch):
     long = "x" * 300
     pq.write_table(pa.table({"question": [long, "b", "c", "d"]}), tmp_path / QUESTIONS_FILE)
-    answers = [[{"text": "yes " * 50}, {"text": "no"}], [{"text": "no"}]]
-    pq.write_table(pa.table({"answers": answers}), tmp_path / QA_FILE)
-    questions, kept = floor.floor_texts(tmp_path)
+    answers = [[{"text": "yes " * 60}, {"text": "no"}], [{"text": "no"}], [{"text": "是" * 300}]]
+    pq.write_table(pa.table({"lang": ["en", "en", "zh"], "answers": answers}), tmp_path / QA_FILE)
+    questions, judged = floor.floor_texts(tmp_path)
     assert questions == ["x" * floor.FLOOR_CHARS, "b", "c", "d"]
-    assert kept == ["no", ("yes " * 50)[:floor.FLOOR_CHARS]]
+    # the product's cut: 200 characters of an English answer, 128 of a Chinese one
+    assert judged == ["no", ("yes " * 60)[:200], "是" * 128]
+    _, flat = floor.floor_texts(tmp_path, answer_cut="flat")
+    assert flat == ["no", ("yes " * 60)[:floor.FLOOR_CHARS], "是" * floor.FLOOR_CHARS]
     clock = _Clock()
     monkeypatch.setattr("models.registry.load_embedder", lambda spec: clock)
     monkeypatch.setattr(floor, "time", clock)
     whole = floor.floor_seconds(tmp_path)
-    assert (whole["questions"], whole["answers"], whole["sampled"]) == (4, 2, False) and clock.seen == 1 + 6
-    assert whole["seconds"] == 6.0  # the warm-up is not counted
+    assert (whole["questions"], whole["answers"], whole["sampled"]) == (4, 3, False) and clock.seen == 1 + 7
+    assert whole["seconds"] == 7.0  # the warm-up is not counted
     part = floor.floor_seconds(tmp_path, sample=2)
-    assert part["sampled"] and clock.seen == 7 + 1 + 2 + 2
-    assert part["seconds"] == 2 * 2.0 + 2.0  # 2 of the 4 questions embedded, their time doubled; both answers
+    assert part["sampled"] and clock.seen == 8 + 1 + 2 + 2
+    assert part["seconds"] == 2 * 2.0 + 2 * 1.5  # 2 of 4 questions embedded, their time doubled; 2 of 3 answers

@@ -14,7 +14,7 @@ from models.nonanswer.config import NonAnswerConfig
 from models.timesensitive.config import TimeSensitiveConfig
 from schemas.config import AggregationConfig, ModelsConfig, ParaphraseConfig
 from schemas.errors import ConfigError, ModelLoadError
-from schemas.judgement import Judgement, effective_threshold, flagged, verdict
+from schemas.judgement import Judgement, asked_items, effective_threshold, flagged, verdict
 
 
 def test_one_decision_for_both_directions():
@@ -133,3 +133,10 @@ def test_sure_rules_speak_only_for_short_questions():
                    "the request: the number of records between 8 and 15")
     assert len(instruction) > SURE_RULES_MAX_QUESTION_CHARS
     assert sure_family(instruction, "NUMBER_OF_RECORDS > 8 AND NUMBER_OF_RECORDS < 15", "en") == ""
+
+
+def test_a_costly_judge_is_asked_only_where_the_cheap_judge_is_unsure():
+    priors = [0.0, 0.029999, 0.03, 0.5, 1.0]
+    assert asked_items(priors, 0.03) == [2, 3, 4]  # at the gate is asked, just below is not
+    assert asked_items(priors, 0.0) == [0, 1, 2, 3, 4]  # 0 asks every item
+    assert asked_items([], 0.03) == []
