@@ -45,6 +45,17 @@ def plain_sentences(text: str, min_chars: int = 1) -> list[str]:
 NEAR_DUPLICATE = {"en": 0.96, "zh": 0.98}
 
 
+def alike_openings(long: list[int], vecs: np.ndarray, lang: str) -> list[int]:
+    """Those of the answers at positions ``long`` whose opening vector (``vecs``, unit rows) is a near duplicate
+    of another's in ``long``: where the openings alone cannot tell them apart (models.aggregators.gist)."""
+    if len(long) < 2:
+        return []
+    raw = vecs[long] @ vecs[long].T
+    np.fill_diagonal(raw, -1.0)
+    near = NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+    return [i for i, row in zip(long, raw) if row.max() >= near]
+
+
 def centred_distances(vectors: np.ndarray) -> np.ndarray:
     """Cosine distance (halved, so in [0, 1]) after the group's mean vector is taken out of every answer.
 
@@ -274,7 +285,7 @@ class EmbeddingAggregator:
         todo: list[tuple[int, int, str]] = []
         for g, ((question, _, lang, answers), group_vecs) in enumerate(zip(groups, split)):
             cut = self.opening_chars(lang)
-            long = [i for i, a in enumerate(answers) if len(a.text) > cut]
+            long = alike_openings([i for i, a in enumerate(answers) if len(a.text) > cut], group_vecs, lang)
             if len(answers) < 2 or len(long) < 2:
                 out.append(None)
                 continue
@@ -399,6 +410,7 @@ def embedding_aggregator_identity(embedder_id: str, merge_threshold: float, lexi
     # (v5: summaries from the members' vectors; Chinese openings cut at their own length;
     # v6: the question's topic words left out of the content-word overlap;
     # v7: long answers that open alike read from what they go on to say, models.aggregators.gist; an objective
-    # question whose answers make three or more points, none a majority, gets viewpoints: aspects)
-    return (f"embedding-aggregator-v7[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
+    # question whose answers make three or more points, none a majority, gets viewpoints: aspects;
+    # v8: of those, only answers whose openings are near duplicates, and not one that opens with its own point)
+    return (f"embedding-aggregator-v8[{embedder_id}|threshold={merge_threshold},lexical={lexical_weight},"
             f"summary={summary_max_chars},embed={embed_max_chars},embed_zh={embed_max_chars_zh}]")

@@ -7,9 +7,11 @@ preamble the vectors are near-duplicates and every answer joins one viewpoint, h
 go on to make (origin, customs, meaning today). Here such answers are read from their first sentence that says
 something the group does not all say.
 
-Only groups with two or more answers longer than their embedded opening are looked at, and of them only the long
-answers whose first sentence is such preamble are re-read: each of those is embedded a second time (its gist), and
-nothing else changes.
+Only long answers (longer than their embedded opening) whose opening vector is a near-duplicate of another long
+answer's are looked at: there the openings cannot tell the answers apart. Of them only those whose first sentence
+is such preamble are re-read, each embedded a second time (its gist); an answer that opens with a point of its
+own keeps its opening, and nothing else changes. On real long LLM answers (arena prompts, three models) most
+openings differ already, and re-reading every long answer cost a second embedding of most of them.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def gist(text: str, common: frozenset[str], sentences) -> str:
     for i, sentence in enumerate(parts):
         words = content_tokens(sentence)
         if words and len(words & common) < PREAMBLE_SHARE * len(words):
+            if i == 0:  # it opens with a point of its own: its opening already says it
+                return text
             return "".join(parts[i:]) if _no_spaces(text) else " ".join(parts[i:])
     return text
 

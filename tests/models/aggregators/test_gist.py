@@ -48,3 +48,23 @@ def test_an_objective_question_answered_with_aspects_gets_viewpoints_and_a_split
     res = agg.aggregate_many([(QUESTION, "objective", "en", [AnswerCount(i, p, 1) for i, p in
                                                             enumerate(POINTS[::2], 1)])])[0]
     assert res.method == "embedding-viewpoints" and len(res.viewpoints) == 3
+
+
+
+def test_only_long_answers_whose_openings_are_alike_are_read_again():
+    """Openings that differ already tell the answers apart: only near duplicates (raw cosine at or above
+    NEAR_DUPLICATE) are re-read, and an answer whose first sentence is a point of its own keeps its opening."""
+    import numpy as np
+
+    from models.aggregators.embedding import NEAR_DUPLICATE, alike_openings
+
+    a = np.array([1.0, 0.0, 0.0])
+    near = np.array([NEAR_DUPLICATE["en"], np.sqrt(1 - NEAR_DUPLICATE["en"] ** 2), 0.0])
+    far = np.array([0.9, 0.0, np.sqrt(1 - 0.81)])
+    vecs = np.stack([a, near, far, a])
+    assert alike_openings([0, 1, 2], vecs, "en") == [0, 1]  # the far one is told apart by its opening
+    assert alike_openings([0, 2], vecs, "en") == []
+    assert alike_openings([0, 1], vecs, "zh") == []  # Chinese openings must be closer (0.98)
+    assert alike_openings([0, 3], vecs, "zh") == [0, 3]
+    own = "**Easter** celebrates the resurrection of Jesus.\n\n" + POINTS[2]  # read as it was written, markup and all
+    assert gist(own, group_words(QUESTION, [PREAMBLE + p for p in POINTS] + [own]), plain_sentences) == own

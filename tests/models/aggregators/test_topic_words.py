@@ -57,4 +57,4 @@ def test_aggregate_uses_the_question_and_the_identity_says_so():
     res = agg.aggregate(QUESTION, "subjective", "en", answers, FLAT)
     assert sorted(sorted(v.answer_ids) for v in res.viewpoints) == [[1, 2], [3, 4], [5], [6]]
     assert agg.model_id == embedding_aggregator_identity("fake-embedder", 0.68, 0.4, 200, 200, 128)
-    assert agg.model_id.startswith("embedding-aggregator-v7[")
+    assert agg.model_id.startswith("embedding-aggregator-v8[")
