@@ -13,7 +13,7 @@ then the sections. Every number is written one way (pipelines.release.number_for
 its order in its caption and marks the column it is ordered by.
 
 Figures: the funnel (rows read, valid, distinct questions, scored, passed GEC, passed both, eligible entries,
-top K, published: each a part of the one before), score histograms with the thresholds drawn, rejection reasons
+answers judged, with a valid answer, top K, published: each a part of the one before), score histograms with the thresholds drawn, rejection reasons
 with examples, paraphrase merges (the biggest entries with all their forms, the merges the judge was least sure
 of, and those made through answer overlap, so a person can check them), the judges' sections in wiring order
 (models.registry.JUDGES: non-answers by reason with examples, the least sure, the questions withheld because every
@@ -251,13 +251,18 @@ def topics_view(version_dir: Path) -> dict | None:
 def funnel(c: dict) -> list[list]:
     """[step, count] from rows read to published, each step a part of the one before (so the counts only
     narrow): rows, then the distinct questions they ask, the questions scored and passing each filter, then the
-    entries (each has a representative that passed both filters), the top K of them and what was published.
-    ``c``: the manifest's counts (a version built before a count existed falls back on its neighbour)."""
+    entries (each has a representative that passed both filters), those whose answers were judged (the top K and
+    the headroom), those left with a valid answer, the top K of them and what was published: an entry none of
+    whose answers passed is dropped at its own step, not counted against K. ``c``: the manifest's counts (a
+    version built before a count existed falls back on its neighbour)."""
+    eligible = c.get("entries", c["passed_both"])
+    judged = c.get("candidates_judged", eligible)
     return [["rows read", c["rows_read"]], ["valid rows", c["rows_accepted"]],
             ["distinct questions", c["distinct_questions"]],
             ["questions scored", c.get("questions_scored", c["distinct_questions"])],
             ["passed GEC", c["passed_gec"]], ["passed GEC and intent", c["passed_both"]],
-            ["eligible entries", c.get("entries", c["passed_both"])],
+            ["eligible entries", eligible], ["answers judged", judged],
+            ["with a valid answer", judged - c.get("no_valid_answer", 0)],
             ["top K", c.get("top_k", c["published"])], ["published", c["published"]]]
 
 

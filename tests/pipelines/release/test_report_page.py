@@ -85,6 +85,10 @@ def test_the_funnel_only_narrows(version):
          "top_k": 53, "published": 53}
     narrowing = [n for _, n in funnel(c)]
     assert narrowing == sorted(narrowing, reverse=True) and 81 not in narrowing
+    # entries whose every answer was shut out drop at their own step, not at top K (K 50,000 took every one left)
+    c.update(entries=3418, candidates_judged=3418, no_valid_answer=929, top_k=2489, published=2489)
+    steps = dict(funnel(c))
+    assert steps["answers judged"] == 3418 and steps["with a valid answer"] == 2489 == steps["top K"]
 
 
 def test_every_number_is_written_one_way(version):
