@@ -124,6 +124,22 @@ def pair_logits(model: CrossEncoder, tokenizer, pairs: list[tuple[str, str]], ba
     return out
 
 
+class MeteredPairLogits:
+    """:func:`pair_logits` bound to a loaded model, each call counted in the ledger of model calls (models.calls)
+    as that many pairs under ``call_name``, of both sides' characters: the pair model is the costliest model a
+    build runs per text, so its calls belong beside the embedders'."""
+
+    def __init__(self, model: CrossEncoder, tokenizer, call_name: str, batch: int = 64, device: str = "cpu"):
+        self.model, self.tokenizer, self.call_name = model, tokenizer, call_name
+        self.batch, self.device = batch, device
+
+    def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        from models.calls import record_computed
+
+        record_computed(self.call_name, [a + b for a, b in pairs])
+        return pair_logits(self.model, self.tokenizer, pairs, batch=self.batch, device=self.device)
+
+
 def save_adapter(model: CrossEncoder, meta: dict, path: str | Path) -> None:
     arrays = {k: v.detach().cpu().float().numpy() for k, v in model.trained().items()}
     meta = dict(meta, r=model.r, alpha=model.alpha, lora_from=model.lora_from)

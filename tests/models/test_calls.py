@@ -52,3 +52,23 @@ def test_calls_are_counted_per_stage_with_cache_hits(tmp_path):
                                            "cached": 0}
     assert rows[("embed", "toy")]["texts"] == 1 and rows[("embed", "toy")]["chars"] == 3
     assert rows[("embed", "toy")]["cached"] == 1
+
+
+def test_a_pair_models_calls_are_counted_as_pairs_of_both_sides_characters(monkeypatch):
+    import models.cross_encoder as ce
+
+    monkeypatch.setattr(ce, "pair_logits", lambda model, tok, pairs, batch, device: np.zeros(len(pairs)))
+
+    class _Score(beam.DoFn):
+        def process(self, pairs):
+            meter = StageMeter("nonanswer")
+            with meter.timing(len(pairs)):
+                ce.MeteredPairLogits(None, None, "answer_match e5-pairs")(pairs)
+            meter.done()
+            yield len(pairs)
+
+    with beam.Pipeline() as p:
+        p | beam.Create([[("几点了", "三点"), ("你好", "你好呀")]]) | beam.ParDo(_Score())
+    rows = {(r["stage"], r["model"]): r for r in model_calls(p.result)}
+    assert rows[("nonanswer", "answer_match e5-pairs")] == {"stage": "nonanswer", "model": "answer_match e5-pairs",
+                                                            "texts": 2, "chars": 10, "cached": 0}
