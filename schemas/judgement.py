@@ -6,9 +6,10 @@ item would carry if flagged, and details of which signals fired), and it exposes
 the config and are applied here, in :func:`verdict`, by every stage and tool: one place decides keep / drop
 (or flag), in the spirit of NeMo Curator's ``score_document`` / ``keep_document`` split.
 
-Two directions: quality judges (GEC, intent) flag an item whose score is *at or below* the threshold
-(``flags_low``: it is kept iff its score is above it); detectors (non-answer, time-sensitivity) flag an item
-whose score is *at or above* it. A config threshold of :data:`OWN_THRESHOLD` (-1) means "the judge's own".
+Two directions, declared once per kind (:attr:`JudgeKind.flags_low`), never by a judge object: quality judges
+(GEC, intent) flag an item whose score is *at or below* the threshold (it is kept iff its score is above it);
+detectors (non-answer, time-sensitivity, and every judge declared without ``flags_low``) flag an item whose score
+is *at or above* it. A config threshold of :data:`OWN_THRESHOLD` (-1) means "the judge's own".
 """
 
 from __future__ import annotations
@@ -77,11 +78,20 @@ class JudgeKind(NamedTuple):
     applies: Callable[[Any], bool] = enabled
     # the keys of the ``models`` section that name its models, for a judge whose models are chosen there and not in
     # a section of its own (GEC: gec_en and gec_zh, intent: intent; ``config`` None, thresholds in ``filter``):
-    # each key's model is checked against ``backends`` and recorded in the manifest under the key's name
+    # each key's model is checked against ``backends``, loaded and identified from that table as a section's model
+    # is (models.registry.model_key_model, model_key_identity), and recorded in the manifest under the key's name
     model_keys: tuple[str, ...] = ()
     # the reasons it gives an item it flags, for a judge without columns (its verdict is recorded as the item's
     # reason: questions.parquet's ``reason``, an answer's ``non_answer_reason``): the report counts them
     reasons: tuple[str, ...] = ()
+    # its direction: True for a quality score (GEC, intent: an item is flagged at or below the threshold), False for
+    # a detector (flagged at or above it). Declared here and nowhere else: the registry hands it out beside the
+    # judge (:class:`Configured`), and every stage and tool that decides reads it from there or from the declaration
+    flags_low: bool = False
+    # the method of its model that the ledger of model calls counts (models.calls.MeteredModel), for a judge whose
+    # model computes texts itself (GEC's ``score``); "" where the cost is counted already (intent's, in its
+    # embedders) or not at all
+    metered: str = ""
 
     @property
     def built_in(self) -> bool:
@@ -97,7 +107,6 @@ class QuestionJudge(Protocol):
     """A judge of questions alone, applied where GEC and intent are (pipelines.stages.score)."""
 
     model_id: str
-    flags_low: bool  # True: flags scores at or below the threshold (a quality score); False: at or above
 
     def own_threshold(self, lang: str) -> float:
         """The threshold it was calibrated for, for a question of language ``lang``."""
@@ -109,7 +118,6 @@ class AnswerJudge(Protocol):
     """A judge of an answer to its question, applied where non-answers are (pipelines.stages.nonanswer)."""
 
     model_id: str
-    flags_low: bool
 
     def own_threshold(self, lang: str) -> float: ...
 
@@ -120,7 +128,6 @@ class PairJudge(Protocol):
     """A judge of two questions as one: a flagged pair is kept apart (pipelines.stages.paraphrase)."""
 
     model_id: str
-    flags_low: bool
 
     def own_threshold(self, lang: str) -> float: ...
 
@@ -147,11 +154,11 @@ def verdict(j: Judgement, threshold: float, flags_low: bool = False) -> str:
 
 
 def verdicts(judge: Any, judgements: Sequence[Judgement], langs: Sequence[str],
-             configured: float = OWN_THRESHOLD) -> list[tuple[float, str]]:
+             configured: float = OWN_THRESHOLD, flags_low: bool = False) -> list[tuple[float, str]]:
     """(score rounded to 6 places, reason or "") per item: each judged at the effective threshold for its
-    language (``judge.own_threshold(lang)`` where ``configured`` is -1). The form the detectors' ``score``
-    methods and the non-answer and time-sensitivity stages record."""
-    flags_low = getattr(judge, "flags_low", False)
+    language (``judge.own_threshold(lang)`` where ``configured`` is -1), in the direction its kind declares
+    (``flags_low``: JudgeKind.flags_low, which a :class:`Configured` judge carries). The form the detectors'
+    ``score`` methods and the non-answer and time-sensitivity stages record."""
     return [(round(float(j.score), 6),
              verdict(j, effective_threshold(configured, judge.own_threshold(lang)), flags_low))
             for j, lang in zip(judgements, langs)]
@@ -166,14 +173,16 @@ def asked_items(priors: Sequence[float], asks_above: float) -> list[int]:
 
 
 class Configured:
-    """A judge with the threshold its config section gives it (what the registry hands out): ``own_threshold``
-    answers with the effective threshold and ``model_id`` is the identity the config names (thresholds are part
-    of the non-answer and time-sensitivity identities); everything else is the judge's own."""
+    """A judge with the threshold its config section gives it and the direction its kind declares (what the
+    registry hands out): ``own_threshold`` answers with the effective threshold, ``model_id`` is the identity the
+    config names (thresholds are part of the non-answer and time-sensitivity identities) and ``flags_low`` is
+    JudgeKind.flags_low; everything else is the judge's own."""
 
-    def __init__(self, judge: Any, threshold: float, model_id: str):
+    def __init__(self, judge: Any, threshold: float, model_id: str, flags_low: bool):
         self.inner = judge
         self.threshold = threshold
         self.model_id = model_id
+        self.flags_low = flags_low
 
     def own_threshold(self, lang: str) -> float:
         return effective_threshold(self.threshold, self.inner.own_threshold(lang))

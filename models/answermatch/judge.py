@@ -12,7 +12,8 @@ LANGS = ("zh", "mixed")
 
 
 class AnswerMatchJudge:
-    flags_low = False  # flags a probability of not answering at or above the threshold
+    """P(the answer does not answer the question), reason ``does_not_answer`` (a detector: see models.answermatch
+    .backends.JUDGE)."""
 
     def __init__(self, logits, threshold: float, model_id: str, asks_above: float = 0.0):
         self.logits = logits  # (question, answer) pairs -> logits (cross_encoder.pair_logits bound to a model)

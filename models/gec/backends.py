@@ -23,7 +23,9 @@ def _quire_ngram_identity(target, ctx) -> str:
 def _quire(target, ctx):
     from models.gec.quire import QuireGecScorer
 
-    return QuireGecScorer(batch_size=ctx.batch_size)
+    # the tagger keeps the batches it has always run in (its default, 32), not models.batch_size: a batch is
+    # padded to its longest text, and other batches could move the scores the score cache and measurements hold
+    return QuireGecScorer()
 
 
 def _quire_identity(target, ctx) -> str:
@@ -92,5 +94,7 @@ BACKENDS = (
 MEANING = ("Grammatical errors: a question is kept only if its GEC score (1 = needs no correction) is above "
            "filter.gec_threshold, reason `low_gec`.")
 # built in: the score stage writes questions.parquet's gec_score, gec_details and passed_gec
+# a quality score: a question at or below filter.gec_threshold is flagged; each scorer computes its texts itself,
+# so the ledger of model calls counts its ``score``
 JUDGE = JudgeKind("gec", QUESTION, BACKENDS, None, MEANING, ("gec_score", "gec_details", "passed_gec"),
-                  model_keys=("gec_en", "gec_zh"))
+                  model_keys=("gec_en", "gec_zh"), flags_low=True, metered="score")

@@ -33,9 +33,8 @@ READS = "placeholders-as-values-v1"
 
 class GecJudge:
     """The GEC question judge (schemas.judgement): the English scorer for en and other, the Chinese one for zh
-    and mixed. A quality score: it flags a question scoring at or below the threshold."""
+    and mixed. A quality score (its direction is declared with the kind: models.gec.backends.JUDGE)."""
 
-    flags_low = True
     LANGS = {"en": ("en", "other"), "zh": ("zh", "mixed")}
 
     def __init__(self, en: GecScorer, zh: GecScorer):

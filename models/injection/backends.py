@@ -13,7 +13,8 @@ def _patterns(target, ctx):
     from models.injection.base import ConfiguredInjection
     from models.injection.patterns import PatternInjection
 
-    return ConfiguredInjection(PatternInjection(), ctx.section.threshold, _patterns_identity(target, ctx))
+    return ConfiguredInjection(PatternInjection(), ctx.section.threshold, _patterns_identity(target, ctx),
+                               JUDGE.flags_low)
 
 
 def _patterns_identity(target, ctx) -> str:

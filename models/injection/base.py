@@ -28,14 +28,17 @@ class InjectionJudge(Protocol):
 
 
 def score_answers(judge: InjectionJudge, items: list[tuple[str, str, str]],
-                  threshold: float = InjectionConfig.threshold) -> list[tuple[float, str]]:
-    """(score, reason) per item at ``threshold`` (-1: the judge's own); the reason is "" exactly when the answer
-    is not instruction-like."""
-    return verdicts(judge, judge.judgements(items) if items else [], [lang for _, _, lang in items], threshold)
+                  threshold: float = InjectionConfig.threshold, flags_low: bool = False) -> list[tuple[float, str]]:
+    """(score, reason) per item at ``threshold`` (-1: the judge's own), in the direction the kind declares
+    (``flags_low``: models.injection.backends.JUDGE's); the reason is "" exactly when the answer is not
+    instruction-like."""
+    return verdicts(judge, judge.judgements(items) if items else [], [lang for _, _, lang in items], threshold,
+                    flags_low)
 
 
 class ConfiguredInjection(Configured):
-    """A judge at injection.threshold (what the registry hands out; ``model_id``: the config's identity)."""
+    """A judge at injection.threshold in its kind's direction (what the registry hands out; ``model_id``: the
+    config's identity)."""
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        return score_answers(self, items)
+        return score_answers(self, items, flags_low=self.flags_low)

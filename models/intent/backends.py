@@ -41,5 +41,7 @@ BACKENDS = (
 MEANING = ("Intent: a question is kept only if its intent score (1 = a clear, self-contained request) is above "
            "filter.intent_threshold, reason `low_intent`.")
 # built in: the score stage writes questions.parquet's intent_score, intent_details and passed_intent
+# a quality score: a question at or below filter.intent_threshold is flagged (its embedders' calls are metered
+# where they are loaded, so the scorer is not)
 JUDGE = JudgeKind("intent", QUESTION, BACKENDS, None, MEANING, ("intent_score", "intent_details", "passed_intent"),
-                  model_keys=("intent",))
+                  model_keys=("intent",), flags_low=True)

@@ -16,7 +16,6 @@ from schemas.judgement import Judgement
 
 REASON = "low_intent"  # a question the intent judge flags (its score at or below filter.intent_threshold)
 OWN_THRESHOLD = FilterConfig.intent_threshold
-FLAGS_LOW = True  # a quality score: at or below the threshold is flagged
 
 
 class IntentScorer(Protocol):

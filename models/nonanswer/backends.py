@@ -12,7 +12,7 @@ from schemas.judgement import ANSWER, JudgeKind, effective_threshold
 def _configured(detector, target, ctx, identity):
     from models.nonanswer.base import ConfiguredNonAnswer
 
-    return ConfiguredNonAnswer(detector, ctx.section.threshold, identity(target, ctx))
+    return ConfiguredNonAnswer(detector, ctx.section.threshold, identity(target, ctx), JUDGE.flags_low)
 
 
 def _embedding(target, ctx):

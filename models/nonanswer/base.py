@@ -28,14 +28,16 @@ class NonAnswerDetector(Protocol):
 
 
 def score_answers(detector: NonAnswerDetector, items: list[tuple[str, str, str]],
-                  threshold: float = NonAnswerConfig.threshold) -> list[tuple[float, str]]:
-    """(score, reason) per item at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
-    answer answers."""
-    return verdicts(detector, detector.judgements(items) if items else [], [lang for _, _, lang in items], threshold)
+                  threshold: float = NonAnswerConfig.threshold, flags_low: bool = False) -> list[tuple[float, str]]:
+    """(score, reason) per item at ``threshold`` (-1: the detector's own), in the direction the kind declares
+    (``flags_low``: models.nonanswer.backends.JUDGE's); the reason is "" exactly when the answer answers."""
+    return verdicts(detector, detector.judgements(items) if items else [], [lang for _, _, lang in items], threshold,
+                    flags_low)
 
 
 class ConfiguredNonAnswer(Configured):
-    """A detector at non_answer.threshold (what the registry hands out; ``model_id``: the config's identity)."""
+    """A detector at non_answer.threshold in its kind's direction (what the registry hands out; ``model_id``: the
+    config's identity)."""
 
     def score(self, items: list[tuple[str, str, str]]) -> list[tuple[float, str]]:
-        return score_answers(self, items)
+        return score_answers(self, items, flags_low=self.flags_low)

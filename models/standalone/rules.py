@@ -231,7 +231,6 @@ class RuleStandalone:
     (reason ``no_subject``; details: which cue)."""
 
     model_id = "standalone-rules-v1"
-    flags_low = False  # a detector: flags a score at or above the threshold
     threshold = 0.5
 
     def own_threshold(self, lang: str) -> float:

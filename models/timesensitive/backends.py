@@ -12,7 +12,7 @@ from schemas.judgement import QUESTION, JudgeKind, effective_threshold
 def _configured(detector, target, ctx, identity):
     from models.timesensitive.base import ConfiguredTimeSensitivity
 
-    return ConfiguredTimeSensitivity(detector, ctx.section.threshold, identity(target, ctx))
+    return ConfiguredTimeSensitivity(detector, ctx.section.threshold, identity(target, ctx), JUDGE.flags_low)
 
 
 def _spaces(ctx) -> dict:

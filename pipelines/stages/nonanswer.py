@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from models.injection.backends import JUDGE as INJECTION
 from models.injection.base import score_answers as score_instructions
+from models.nonanswer.backends import JUDGE as NON_ANSWER
 from models.nonanswer.base import score_answers
 from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
@@ -65,7 +67,8 @@ class InjectionSettings(NamedTuple):
 def other_verdicts(judges: tuple, items: list[tuple[str, str, str]],
                    priors: list[float] | None = None) -> list[tuple[float, str]]:
     """(score, reason) per (question, answer, lang) of the first wired answer-level judge (models.registry.JUDGES)
-    that flags it, in wiring order; (0.0, "") where none does. A judge with ``asks_above`` (answer_match) is asked
+    that flags it (at its config threshold, in the direction its kind declares: schemas.judgement.Configured), in
+    wiring order; (0.0, "") where none does. A judge with ``asks_above`` (answer_match) is asked
     only of the items whose ``priors`` (the non-answer judge's scores) reach it: the cost of an encoder pass is
     spent where the cheap judge is unsure."""
     out = [(0.0, "")] * len(items)
@@ -76,7 +79,7 @@ def other_verdicts(judges: tuple, items: list[tuple[str, str, str]],
         sub = [items[i] for i in asked]
         langs = [lang for _, _, lang in sub]
         judged = judge.judgements([q for q, _, _ in sub], [a for _, a, _ in sub], langs)
-        for i, theirs in zip(asked, verdicts(judge, judged, langs)):
+        for i, theirs in zip(asked, verdicts(judge, judged, langs, flags_low=judge.flags_low)):
             out[i] = out[i] if out[i][1] else theirs
     return out
 
@@ -96,9 +99,10 @@ def judge_groups(detector, batch: list[tuple[Entry, list]], max_answers: int,
         rep = entry.representative
         items.extend((rep.question, text, rep.lang) for _, _, text in top)
         plans.append((ranked, top))
-    results = score_answers(detector, items, threshold)
+    results = score_answers(detector, items, threshold, NON_ANSWER.flags_low)
     judged = injection is not None and settings.enabled
-    instructions = score_instructions(injection, items, settings.threshold) if judged else [(0.0, "")] * len(items)
+    instructions = (score_instructions(injection, items, settings.threshold, INJECTION.flags_low) if judged
+                    else [(0.0, "")] * len(items))
     if others:
         # only the answers the non-answer judge let through: a flagged answer is shut out whatever they say, and
         # an answer judge may cost an encoder pass per answer (answer_match)

@@ -375,12 +375,14 @@ def candidate_cosine(judge, cfg: ParaphraseConfig, sp: str) -> float:
 
 
 def kept_apart(pair_judges: tuple, cands: list[tuple], sp: str) -> set[int]:
-    """The candidates a wired pair-level judge (models.registry.JUDGES) flags, each at its config threshold."""
+    """The candidates a wired pair-level judge (models.registry.JUDGES) flags, each at its config threshold and in
+    the direction its kind declares (schemas.judgement.Configured)."""
     if not pair_judges or not cands:
         return set()
     pairs, langs = [(c[2], c[3]) for c in cands], [sp] * len(cands)
     return {i for judge in pair_judges
-            for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(pairs, langs), langs)) if reason}
+            for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(pairs, langs), langs,
+                                                     flags_low=judge.flags_low)) if reason}
 
 
 def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig, pair_judges: tuple = ()) -> list[tuple]:

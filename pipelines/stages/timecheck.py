@@ -7,6 +7,7 @@ the vectors scoring computed in its own spaces, so nothing is embedded again. Un
 
 from __future__ import annotations
 
+from models.timesensitive.backends import JUDGE as TIME_SENSITIVE
 from models.timesensitive.base import score_questions
 from schemas.judgement import OWN_THRESHOLD
 from schemas.records import ScoredQuestion
@@ -18,6 +19,7 @@ def judge_time(detector, batch: list[ScoredQuestion], threshold: float = OWN_THR
     for q in batch:
         emb = spaces.get(detector.space(q.lang))
         vectors.append(q.vectors.get(emb.model_id) if emb is not None else None)
-    results = score_questions(detector, [q.question for q in batch], [q.lang for q in batch], vectors, threshold)
+    results = score_questions(detector, [q.question for q in batch], [q.lang for q in batch], vectors, threshold,
+                              TIME_SENSITIVE.flags_low)
     return [q._replace(time_sensitive=bool(reason), time_score=score, time_reason=reason)
             for q, (score, reason) in zip(batch, results)]

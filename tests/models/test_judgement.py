@@ -111,10 +111,10 @@ def test_a_new_backend_is_one_row_in_its_kinds_table(monkeypatch, tmp_path):
     with pytest.raises(ConfigError, match="models.gec_en: model directory '/no/such' does not exist"):
         load_config(None, {"models.gec_en": "shout:/no/such"})
     cfg = load_config(None, {"models.gec_en": f"shout:{tmp_path}"})
-    assert registry.gec_identity(cfg.models.gec_en) == f"shout-gec-v1@{tmp_path}"
-    assert registry.gec_scorer(cfg.models.gec_en).score(["HEY", "hey"]) == [(0.0, {}), (1.0, {})]
-    with pytest.raises(ModelLoadError, match=r"unknown GEC backend 'bert' \(one of quire-ngram"):
-        registry.gec_identity("bert")
+    assert registry.model_key_identity("gec_en", cfg.models) == f"shout-gec-v1@{tmp_path}"
+    assert registry.model_key_model("gec_en", cfg.models).score(["HEY", "hey"]) == [(0.0, {}), (1.0, {})]
+    with pytest.raises(ModelLoadError, match=r"unknown gec backend 'bert' \(one of quire-ngram"):
+        registry.model_key_identity("gec_zh", ModelsConfig(gec_zh="bert"))
 
 
 def test_sure_rules_speak_only_for_short_questions():

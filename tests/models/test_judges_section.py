@@ -11,15 +11,13 @@ from models.config_check import config_class, default_config, load_config
 from models.config_reference import config_keys
 from models.factory import RegistryModels, judge_sections, question_sections
 from schemas.backends import Backend
-from schemas.config import BuildConfig, key
+from schemas.config import BuildConfig, ModelsConfig, key
 from schemas.errors import ConfigError
 from schemas.judgement import ANSWER, PAIR, QUESTION, Judgement, JudgeKind
 
 
 class ShortJudge:
     """Score 1 for a question of fewer than ``min_words`` words; reason ``too_short``."""
-
-    flags_low = False
 
     def __init__(self, min_words: int):
         self.min_words = min_words
@@ -99,6 +97,26 @@ def test_an_unknown_name_is_one_error_line_with_the_choices(wired, overrides, me
     assert str(err.value) == message and "\n" not in str(err.value)
 
 
+def test_the_direction_is_the_declarations_carried_beside_the_judge(monkeypatch):
+    """A judge object states no direction: the registry hands it out with its kind's (JudgeKind.flags_low) and the
+    score stage decides in it. The same judge declared a quality score flags the questions it scores low."""
+    from pipelines.stages.score import decided
+    from schemas.config import FilterConfig
+    from schemas.records import QuestionStats
+
+    asked = [QuestionStats(key=t, question=t, frequency=1, lang="en", surface_forms=1)
+             for t in ("reset password", "how do I reset my password")]  # scored 1 and 0
+    fine = Judgement(1.0, "low_gec"), Judgement(1.0, "low_intent")
+    for flags_low, flagged in ((False, [("too_short",), ()]), (True, [(), ("too_short",)])):
+        monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (JUDGE._replace(flags_low=flags_low),))
+        cfg = load_config(None, {"judges.question": ["too_short"]})
+        [judge] = registry.configured_judges(question_sections(cfg), cfg.models)
+        assert judge.flags_low is flags_low and not hasattr(judge.inner, "flags_low")
+        models = registry.ScoringModels(None, None, None, (judge,))
+        judged = judge.judgements([q.question for q in asked], ["en", "en"])
+        assert [decided(q, *fine, (j,), models, FilterConfig()).flags for q, j in zip(asked, judged)] == flagged
+
+
 def test_a_config_without_the_section_applies_every_wired_judge_in_wiring_order(wired):
     assert [s for s, _ in judge_sections(BuildConfig(), QUESTION)] == ["standalone", "too_short"]
 
@@ -109,7 +127,8 @@ def test_gec_and_intent_are_entries_whose_models_the_models_section_names():
     assert registry.model_key_judge("intent").columns == ("intent_score", "intent_details", "passed_intent")
     models_cfg = load_config(None, {"models.gec_en": "quire"}).models
     ids = registry.model_identities(models_cfg, default_config().aggregation)
-    assert ids["gec_en"] == registry.gec_identity("quire") and ids["gec_zh"] == registry.gec_identity("zh-ngram")
+    assert ids["gec_en"] == registry.model_key_identity("gec_en", ModelsConfig(gec_en="quire"))
+    assert ids["gec_zh"] == registry.model_key_identity("gec_zh", ModelsConfig(gec_zh="zh-ngram"))
     assert "gec" not in ids and not hasattr(default_config(), "gec")  # its keys stay in models and filter
     with pytest.raises(ConfigError, match=r"^config: models.gec_zh must be one of quire-ngram, .* got 'bert'$"):
         load_config(None, {"models.gec_zh": "bert"})

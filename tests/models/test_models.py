@@ -5,9 +5,13 @@ import pytest
 
 from models.aggregators.embedding import EmbeddingAggregator, cluster_answers, first_sentence
 from models.embedders.hf import HFMeanPoolEmbedder
-from models.registry import gec_scorer, load_embedder, qtype_classifier, scoring_models
+from models.registry import load_embedder, model_key_model, qtype_classifier, scoring_models
 from schemas.config import ModelsConfig
 from schemas.records import AnswerCount
+
+
+def gec_scorer(name: str, key: str = "gec_en"):
+    return model_key_model(key, ModelsConfig(**{key: name}))
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +33,7 @@ def test_english_gec_separates_clean_from_typos_and_gibberish():
 
 
 def test_chinese_gec_flags_doubled_function_characters_and_noise():
-    gec = gec_scorer("zh-heuristic")
+    gec = gec_scorer("zh-heuristic", "gec_zh")
     (good, _), (bad, d), (junk, _) = gec.score(["长城有多长？", "我想想知道的的长城有多长", "水##@@的沸点"])
     assert good == 1.0 and bad < 0.6 and junk < 0.6
     assert d["doubled"] == ["的的"]

@@ -30,8 +30,8 @@ def test_identities_of_the_defaults_load_no_model():
 
 def test_identity_of_a_local_directory_equals_the_loaded_model(tiny_bert, tiny_llama, tiny_bart):
     assert registry.embedder_identity(f"hf:{tiny_bert}") == registry.load_embedder(f"hf:{tiny_bert}").model_id
-    assert registry.gec_identity(f"lm:{tiny_llama}") == registry.gec_scorer(f"lm:{tiny_llama}").model_id
-    assert registry.gec_identity(f"seq2seq:{tiny_bart}") == registry.gec_scorer(f"seq2seq:{tiny_bart}").model_id
+    for gec in (ModelsConfig(gec_en=f"lm:{tiny_llama}"), ModelsConfig(gec_en=f"seq2seq:{tiny_bart}")):
+        assert registry.model_key_identity("gec_en", gec) == registry.model_key_model("gec_en", gec).model_id
     models_cfg = ModelsConfig(embedder=f"hf:{tiny_bert}")
     agg_cfg = AggregationConfig(backend=f"hf:{tiny_llama}", llm_max_new_tokens=8)
     assert registry.aggregator_identity(models_cfg, agg_cfg) == registry.aggregator(models_cfg, agg_cfg).model_id
@@ -73,9 +73,9 @@ def test_every_name_the_config_check_accepts_resolves_to_a_backend():
     for name in registry.EMBEDDERS:
         assert callable(registry._embedder_backend(name).load)
     for name in registry.GEC_BACKENDS:
-        assert callable(registry._gec_backend(name).load)
-    with pytest.raises(ModelLoadError, match="unknown GEC backend"):
-        registry.gec_identity("bert")
+        assert callable(registry._bound(name, registry._model_key_context("gec_en", ModelsConfig())).load)
+    with pytest.raises(ModelLoadError, match="unknown gec backend"):
+        registry.model_key_identity("gec_en", ModelsConfig(gec_en="bert"))
 
 
 def test_the_registry_factory_pickles():

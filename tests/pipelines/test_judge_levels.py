@@ -29,8 +29,6 @@ from schemas.layout import QA_FILE
 class ShoutingAnswerJudge:
     """Score 1 for an answer written in capitals only (at least ``min_letters`` letters); reason ``shouting``."""
 
-    flags_low = False
-
     def __init__(self, min_letters: int):
         self.min_letters = min_letters
         self.model_id = f"shouting-v1@{min_letters}"
@@ -59,7 +57,6 @@ class OtherVerbJudge:
     """Score 1 for two questions whose second words differ ("how do I ..." and "how can I ..." ask for a way and for
     a permission): never one question, however alike the rest."""
 
-    flags_low = False
     model_id = "other-verb-v1"
 
     def own_threshold(self, lang: str) -> float:

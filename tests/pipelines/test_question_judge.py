@@ -3,7 +3,8 @@
 A "question too long" judge touches two places, each stood in for here:
 1. its own folder, models/toolong/: the judge (scores, never decides), its config section (``model``,
    ``threshold`` (-1: the judge's own) and its own keys), its ``BACKENDS`` table and its declaration
-   ``JUDGE = JudgeKind("too_long", QUESTION, BACKENDS, TooLongConfig, meaning)`` in backends.py (here:
+   ``JUDGE = JudgeKind("too_long", QUESTION, BACKENDS, TooLongConfig, meaning)`` in backends.py, which also
+   states its direction (``flags_low=True`` for a quality score; a detector, as this one is, leaves it) (here:
    :class:`TooLongJudge`, :class:`TooLongConfig`, :data:`BACKENDS` and :data:`JUDGE` below);
 2. one line of wiring, ``toolong.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
 Nothing else changes: the build config gets its section (models.config_check.config_class), the registry checks
@@ -33,8 +34,6 @@ from schemas.layout import QA_FILE, QUESTIONS_FILE
 
 class TooLongJudge:
     """Score 1 for a question over ``max_chars`` characters, else 0; reason ``too_long``."""
-
-    flags_low = False  # flags a score at or above the threshold
 
     def __init__(self, max_chars: int):
         self.max_chars = max_chars

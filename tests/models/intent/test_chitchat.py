@@ -143,9 +143,9 @@ def test_packaged_head_matches_the_default_embedders():
 
 @pytest.fixture(scope="module")
 def default_intent():
-    from models.registry import intent_scorer
+    from models.registry import model_key_model
 
-    return intent_scorer(ModelsConfig())
+    return model_key_model("intent", ModelsConfig())
 
 
 DROPPED = [("What do you cook?", "en"), ("You teach at the grocery store?", "en"),

@@ -86,10 +86,10 @@ def test_train_intent_command_with_a_local_encoder(tmp_path, tiny_bert, capsys):
     meta = json.loads((out / "intent_head.json").read_text())
     assert meta["embedder"] == f"hf:{tiny_bert}" and meta["dim"] == 16
     # the pipeline's registry loads it as classifier:DIR with the embedder it was trained on
-    from models.registry import intent_scorer
+    from models.registry import model_key_model
     from schemas.config import ModelsConfig
 
-    scorer = intent_scorer(ModelsConfig(intent=f"classifier:{out}"))
+    scorer = model_key_model("intent", ModelsConfig(intent=f"classifier:{out}"))
     [(score, _)] = scorer.score(["how do i reset my password ?"], ["en"])
     assert 0.0 <= score <= 1.0
     data.write_text('{"text": "x"}\n', encoding="utf-8")
@@ -126,12 +126,13 @@ def test_classifier_directory_errors(tmp_path, tiny_bert):
 
 
 def test_score_questions_with_a_classifier_that_hands_on_no_vectors(tiny_bert_classifier):
-    from models.registry import ScoringModels, gec_scorer
+    from models.registry import ScoringModels, model_key_model
     from pipelines.stages.score import score_questions
-    from schemas.config import FilterConfig
+    from schemas.config import FilterConfig, ModelsConfig
     from schemas.records import QuestionStats
 
-    models = ScoringModels(gec_scorer("zh-heuristic"), gec_scorer("zh-heuristic"),
+    heuristic = ModelsConfig(gec_en="zh-heuristic", gec_zh="zh-heuristic")
+    models = ScoringModels(model_key_model("gec_en", heuristic), model_key_model("gec_zh", heuristic),
                            HfClassifierIntentScorer(tiny_bert_classifier))
     q = QuestionStats(key="你好吗", question="你好吗", frequency=2, lang="zh", surface_forms=1)
     [scored] = score_questions(models, [q], FilterConfig(gec_threshold=0.0, intent_threshold=0.0))

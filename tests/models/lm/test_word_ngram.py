@@ -37,9 +37,10 @@ def test_symspell_tables_prefer_grammatical_word_order():
 
 @pytest.mark.slow
 def test_quire_ngram_catches_what_quire_alone_misses():
-    from models.registry import gec_scorer
+    from models.registry import model_key_model
+    from schemas.config import ModelsConfig
 
-    quire, combined = gec_scorer("quire"), gec_scorer("quire-ngram")
+    quire, combined = (model_key_model("gec_en", ModelsConfig(gec_en=name)) for name in ("quire", "quire-ngram"))
     pairs = [("how do i reset my password", "how i do reset my password"),
              ("she has a new phone", "she have a new phone"),
              ("what is the capital of france", "what the is capital of france")]

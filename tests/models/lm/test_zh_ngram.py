@@ -40,9 +40,10 @@ def test_logprobs_cover_every_character_and_the_end():
 
 @pytest.fixture(scope="module")
 def zh_ngram():
-    from models.registry import gec_scorer
+    from models.registry import model_key_model
+    from schemas.config import ModelsConfig
 
-    return gec_scorer("zh-ngram")
+    return model_key_model("gec_zh", ModelsConfig(gec_zh="zh-ngram"))
 
 
 def test_snownlp_model_prefers_corrected_learner_sentences(zh_ngram):

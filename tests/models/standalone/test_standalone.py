@@ -5,6 +5,7 @@ import pytest
 from models import registry
 from models.config_check import load_config
 from models.factory import RegistryModels, question_sections
+from models.standalone.backends import JUDGE as STANDALONE
 from models.standalone.rules import REASON, RuleStandalone
 from schemas.config import BuildConfig
 from schemas.errors import ConfigError
@@ -19,7 +20,7 @@ def _judged(question: str, lang: str):
 
 
 def _flags(question: str, lang: str) -> bool:
-    return flagged(_judged(question, lang), JUDGE.own_threshold(lang), JUDGE.flags_low)
+    return flagged(_judged(question, lang), JUDGE.own_threshold(lang), STANDALONE.flags_low)
 
 
 @pytest.mark.parametrize("question,cue", [
