@@ -106,9 +106,9 @@ def test_the_direction_is_the_declarations_carried_beside_the_judge(monkeypatch)
 
     asked = [QuestionStats(key=t, question=t, frequency=1, lang="en", surface_forms=1)
              for t in ("reset password", "how do I reset my password")]  # scored 1 and 0
-    fine = Judgement(1.0, "low_gec"), Judgement(1.0, "low_intent")
+    fine, wired = (Judgement(1.0, "low_gec"), Judgement(1.0, "low_intent")), registry.JUDGES
     for flags_low, flagged in ((False, [("too_short",), ()]), (True, [(), ("too_short",)])):
-        monkeypatch.setattr(registry, "JUDGES", registry.JUDGES + (JUDGE._replace(flags_low=flags_low),))
+        monkeypatch.setattr(registry, "JUDGES", wired + (JUDGE._replace(flags_low=flags_low),))
         cfg = load_config(None, {"judges.question": ["too_short"]})
         [judge] = registry.configured_judges(question_sections(cfg), cfg.models)
         assert judge.flags_low is flags_low and not hasattr(judge.inner, "flags_low")
