@@ -205,10 +205,10 @@ def embedder(spec: str, cfg: ModelsConfig, cache_dir: str | None = None) -> Embe
     return load_embedder(spec, batch_size=cfg.batch_size, torch_threads=cfg.torch_threads, device=cfg.device)
 
 
-# ---- the judges: GEC, intent, question type and the judges with sections -------------------------
+# ---- the judges (GEC and intent by their models keys, the others by their sections) and question type ----
 
-def _judge_context(kind: JudgeKind, what: str, models_cfg: ModelsConfig, section_cfg=None,
-                   cache_dir: str | None = None) -> LoadContext:
+def _kind_context(kind: JudgeKind, what: str, models_cfg: ModelsConfig, section_cfg=None,
+                  cache_dir: str | None = None) -> LoadContext:
     """Every judge's models are loaded and identified in one context, made from its declaration (its table)."""
     return LoadContext(what, kind.backends, models=models_cfg, section=section_cfg, cache_dir=cache_dir,
                        batch_size=models_cfg.batch_size, torch_threads=models_cfg.torch_threads,
@@ -218,7 +218,7 @@ def _judge_context(kind: JudgeKind, what: str, models_cfg: ModelsConfig, section
 def _model_key_context(name: str, models_cfg: ModelsConfig, cache_dir: str | None = None) -> LoadContext:
     # one context for every key of a kind: a model two keys name (gec_en and gec_zh both lm:/dir) is loaded once
     kind = model_key_judge(name)
-    return _judge_context(kind, f"{kind.section} backend", models_cfg, cache_dir=cache_dir)
+    return _kind_context(kind, f"{kind.section} backend", models_cfg, cache_dir=cache_dir)
 
 
 def model_key_model(name: str, models_cfg: ModelsConfig = ModelsConfig(), cache_dir: str | None = None):
@@ -240,16 +240,16 @@ def model_key_identity(name: str, models_cfg: ModelsConfig = ModelsConfig()) -> 
     return _bound(getattr(models_cfg, name), _model_key_context(name, models_cfg)).identity()
 
 
-def _section_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None
-                     ) -> LoadContext:
-    return _judge_context(judge_kind(section), f"{section} model", models_cfg, section_cfg, cache_dir)
+def _judge_context(section: str, section_cfg, models_cfg: ModelsConfig, cache_dir: str | None = None
+                   ) -> LoadContext:
+    return _kind_context(judge_kind(section), f"{section} model", models_cfg, section_cfg, cache_dir)
 
 
 def judge_model(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig(), cache_dir: str | None = None):
     """The model ``section.model`` names (section: a wired judge's config section, e.g. ``non_answer``), loaded
     once per process: the built-in judges' loaders apply ``section.threshold`` themselves (``embedding`` is the
     non-answer and time-sensitivity judges' packaged head over the config's embedders' spaces)."""
-    return _load(section_cfg.model, _section_context(section, section_cfg, models_cfg, cache_dir))
+    return _load(section_cfg.model, _judge_context(section, section_cfg, models_cfg, cache_dir))
 
 
 def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsConfig()) -> str:
@@ -257,7 +257,7 @@ def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsC
     judge off (JudgeKind.applies: ``enabled: false``, time_sensitive's ``policy: keep``)."""
     if not judge_kind(section).applies(section_cfg):
         return "off"
-    return _bound(section_cfg.model, _section_context(section, section_cfg, models_cfg)).identity()
+    return _bound(section_cfg.model, _judge_context(section, section_cfg, models_cfg)).identity()
 
 
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:

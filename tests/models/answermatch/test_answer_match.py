@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 from models import registry
+from models.answermatch.backends import JUDGE as ANSWER_MATCH
 from models.answermatch.judge import REASON, AnswerMatchJudge
 from models.config_check import load_config
 from models.factory import RegistryModels, judge_sections
-from schemas.judgement import ANSWER, verdicts
+from schemas.judgement import ANSWER, OWN_THRESHOLD, Configured, verdicts
 
 
 class Logits:
@@ -83,7 +84,9 @@ def test_it_is_asked_only_where_the_non_answer_judge_is_unsure():
     from pipelines.stages.nonanswer import other_verdicts
 
     logits = Logits({"a1": 3.0, "a2": 3.0, "a3": 3.0})
-    judge = AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03)
+    # as the registry hands it out: at its own threshold, in its kind's direction
+    judge = Configured(AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03), OWN_THRESHOLD,
+                       "answer-match-x", ANSWER_MATCH.flags_low)
     items = [("q1", "a1", "zh"), ("q2", "a2", "zh"), ("q3", "a3", "zh")]
     out = other_verdicts((judge,), items, [0.5, 0.01, 0.03])
     assert logits.asked == [[("q1", "a1"), ("q3", "a3")]]  # the answer the cheap judge is surest of is not asked
