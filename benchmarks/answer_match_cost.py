@@ -36,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     from models.registry import configured_judges, judge_model
     from models.tools.dq_labels import load
     from pipelines.stages.nonanswer import other_verdicts
-    from schemas.judgement import ANSWER, asked_items, verdicts
+    from schemas.judgement import ANSWER, asked_items
 
     rows = load(split="tune")[:args.answers]
     items = [(r["question"], r["answer"], "zh") for r in rows]
     base = load_config(None)
     detector = judge_model("non_answer", base.non_answer, base.models)
-    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items), flags_low=detector.flags_low)
+    judged = detector.decide(detector.judgements(items), ["zh"] * len(items))
     open_ = [i for i, (_, reason) in enumerate(judged) if not reason]
     judges = {}
     for name, overrides in CONFIGS.items():

@@ -4,8 +4,8 @@
     python benchmarks/dq_base_judges_eval.py [--split report|tune|all] [--json OUT.json]
 
 The judges are the registry's, under the default config (``non_answer.model``, ``time_sensitive.model`` and their
-thresholds), through their public ``judgements`` and schemas.judgement.verdicts, as the build applies them. Prints
-precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The code measured is
+thresholds), through their public ``judgements`` and their ``decide`` (schemas.judgement.Configured), as the build
+applies them. Prints precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The code measured is
 whatever ``models`` imports (``PYTHONPATH=/other/checkout`` measures another checkout).
 """
 
@@ -30,15 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from models.config_check import load_config
     from models.registry import judge_model
-    from schemas.judgement import verdicts
 
     rows = load(split=None if args.split == "all" else args.split)
     cfg = load_config(None)
     items = [(r["question"], r["answer"], "zh") for r in rows]
     langs = ["zh"] * len(rows)
     nonanswer = judge_model("non_answer", cfg.non_answer, cfg.models)
-    na = [bool(reason) for _, reason in verdicts(nonanswer, nonanswer.judgements(items), langs,
-                                                 flags_low=nonanswer.flags_low)]
+    na = [bool(reason) for _, reason in nonanswer.decide(nonanswer.judgements(items), langs)]
     timely = judge_model("time_sensitive", cfg.time_sensitive, cfg.models)
     ts = [bool(reason) for _, reason in timely.score([r["question"] for r in rows], langs)]
     out = {"split": args.split, "non_answer": {"model": nonanswer.model_id,

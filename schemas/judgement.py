@@ -187,6 +187,11 @@ class Configured:
     def own_threshold(self, lang: str) -> float:
         return effective_threshold(self.threshold, self.inner.own_threshold(lang))
 
+    def decide(self, judgements: Sequence[Judgement], langs: Sequence[str]) -> list[tuple[float, str]]:
+        """(score, reason or "") per item at this judge's threshold, in its kind's direction: how a stage or a
+        tool decides with a judge the registry handed out (:func:`verdicts`)."""
+        return verdicts(self, judgements, langs, OWN_THRESHOLD, self.flags_low)
+
     def __getattr__(self, name: str):
         if name == "inner":  # not yet set (unpickling): no recursion
             raise AttributeError(name)

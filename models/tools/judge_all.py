@@ -120,12 +120,9 @@ def quality_flags(gec: float, intent: float, filt) -> list[str]:
 def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]]:
     """Per question, the reasons of the further question judges (models.registry.JUDGES) that flag it
     at their config thresholds, in wiring order (the build's order: after low_gec / low_intent)."""
-    from schemas.judgement import verdicts
-
     out: list[list[str]] = [[] for _ in texts]
     for judge in judges:
-        for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(texts, langs), langs,
-                                                 flags_low=judge.flags_low)):
+        for i, (_, reason) in enumerate(judge.decide(judge.judgements(texts, langs), langs)):
             if reason:
                 out[i].append(reason)
     return out

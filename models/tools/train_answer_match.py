@@ -81,12 +81,11 @@ def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray]:
     """(flags, scores) of the build's default non-answer judge (its config threshold, applied as the stage does)."""
     from models.config_check import load_config
     from models.registry import judge_model
-    from schemas.judgement import verdicts
 
     cfg = load_config(None)
     detector = judge_model("non_answer", cfg.non_answer, cfg.models)
     items = [(q, a, "zh") for q, a, _ in pairs]
-    judged = verdicts(detector, detector.judgements(items), ["zh"] * len(items), flags_low=detector.flags_low)
+    judged = detector.decide(detector.judgements(items), ["zh"] * len(items))
     return np.array([bool(r) for _, r in judged]), np.array([s for s, _ in judged])
 
 

@@ -25,7 +25,7 @@ from models.factory import ModelFactory
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.dates import widen
-from schemas.judgement import OWN_THRESHOLD, asked_items, verdicts
+from schemas.judgement import OWN_THRESHOLD, asked_items
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
 
@@ -79,7 +79,7 @@ def other_verdicts(judges: tuple, items: list[tuple[str, str, str]],
         sub = [items[i] for i in asked]
         langs = [lang for _, _, lang in sub]
         judged = judge.judgements([q for q, _, _ in sub], [a for _, a, _ in sub], langs)
-        for i, theirs in zip(asked, verdicts(judge, judged, langs, flags_low=judge.flags_low)):
+        for i, theirs in zip(asked, judge.decide(judged, langs)):
             out[i] = out[i] if out[i][1] else theirs
     return out
 

@@ -39,7 +39,6 @@ from models.factory import ModelFactory
 from pipelines.beam.metering import (MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading,
                                      metered_call)
 from schemas.config import ParaphraseConfig
-from schemas.judgement import verdicts
 from schemas.records import Entry, ScoredQuestion
 from schemas.review_outcome import by_key, decisions_of_entry, entry_review, merge_groups, superseded_merges
 from schemas.text import question_id
@@ -381,8 +380,7 @@ def kept_apart(pair_judges: tuple, cands: list[tuple], sp: str) -> set[int]:
         return set()
     pairs, langs = [(c[2], c[3]) for c in cands], [sp] * len(cands)
     return {i for judge in pair_judges
-            for i, (_, reason) in enumerate(verdicts(judge, judge.judgements(pairs, langs), langs,
-                                                     flags_low=judge.flags_low)) if reason}
+            for i, (_, reason) in enumerate(judge.decide(judge.judgements(pairs, langs), langs)) if reason}
 
 
 def judge_candidates(judge, cands: list[tuple], sp: str, cfg: ParaphraseConfig, pair_judges: tuple = ()) -> list[tuple]:
