@@ -45,6 +45,12 @@ def plain_sentences(text: str, min_chars: int = 1) -> list[str]:
 NEAR_DUPLICATE = {"en": 0.96, "zh": 0.98}
 
 
+def near_duplicate(lang: str) -> float:
+    """The raw cosine at or above which two answers in ``lang`` are one answer reworded (Chinese and mixed
+    answers by the Chinese figure)."""
+    return NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+
+
 def alike_openings(long: list[int], vecs: np.ndarray, lang: str) -> list[int]:
     """Those of the answers at positions ``long`` whose opening vector (``vecs``, unit rows) is a near duplicate
     of another's in ``long``: where the openings alone cannot tell them apart (models.aggregators.gist)."""
@@ -52,7 +58,7 @@ def alike_openings(long: list[int], vecs: np.ndarray, lang: str) -> list[int]:
         return []
     raw = vecs[long] @ vecs[long].T
     np.fill_diagonal(raw, -1.0)
-    near = NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+    near = near_duplicate(lang)
     return [i for i, row in zip(long, raw) if row.max() >= near]
 
 
@@ -117,7 +123,7 @@ def answer_distances(vectors: np.ndarray, texts: list[str], lexical_weight: floa
     lexical = lexical_distances(texts, topic_words(question, texts))
     dist = (1.0 - lexical_weight) * centred_distances(vectors) + lexical_weight * lexical
     raw = vectors @ vectors.T
-    near = NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+    near = near_duplicate(lang)
     dist[raw >= near] = 0.0
     vals = [number_values(t) for t in texts]
     for i in range(n):
