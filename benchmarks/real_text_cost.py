@@ -127,9 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t0
     from floor import FLOOR_CHARS, floor_seconds
 
-    fl = floor_seconds(Path(res.path))
-    floor, n_q, n_a = fl["seconds"], fl["questions"], fl["answers"]
-    flat = floor_seconds(Path(res.path), answer_cut="flat")["seconds"] if args.flat_floor else None
+    fl = floor_seconds(Path(res.path), flat=args.flat_floor)
+    floor, n_q, n_a, flat = fl["seconds"], fl["questions"], fl["answers"], fl.get("flat_seconds")
     counts = res.manifest["counts"]
     result = {
         "logs": str(args.logs) if args.logs else "arena_hard", "rows": args.rows, "overrides": args.set,

@@ -48,3 +48,5 @@ def test_floor_texts_and_a_sampled_floor_scaled_to_every_text(tmp_path, monkeypa
     part = floor.floor_seconds(tmp_path, sample=2)
     assert part["sampled"] and clock.seen == 8 + 1 + 2 + 2
     assert part["seconds"] == 2 * 2.0 + 2 * 1.5  # 2 of 4 questions embedded, their time doubled; 2 of 3 answers
+    both = floor.floor_seconds(tmp_path, flat=True)  # the questions are embedded once for both floors
+    assert clock.seen == 13 + 1 + 4 + 3 + 3 and both["seconds"] == both["flat_seconds"] == 7.0
