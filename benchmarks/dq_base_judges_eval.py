@@ -5,8 +5,8 @@
 
 The judges are the registry's, under the default config (``non_answer.model``, ``time_sensitive.model`` and their
 thresholds), through their public ``judgements`` and their ``decide`` (schemas.judgement.Configured), as the build
-applies them. Prints precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The code measured is
-whatever ``models`` imports (``PYTHONPATH=/other/checkout`` measures another checkout).
+applies them. Prints precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The
+code measured is whatever ``models`` imports (``PYTHONPATH=/other/checkout`` measures another checkout).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import random
 import time
 from pathlib import Path
 
-FLOOR_CHARS = 128  # each distinct question is embedded from its first 128 characters (and each answer, in the flat floor)
+FLOOR_CHARS = 128  # each distinct question is embedded from its first 128 characters (each answer too, flat)
 BATCH = 64
 
 

@@ -13,14 +13,14 @@ then the sections. Every number is written one way (pipelines.release.number_for
 its order in its caption and marks the column it is ordered by.
 
 Figures: the funnel (rows read, valid, distinct questions, scored, passed GEC, passed both, eligible entries,
-answers judged, with a valid answer, top K, published: each a part of the one before), score histograms with the thresholds drawn, rejection reasons
-with examples, paraphrase merges (the biggest entries with all their forms, the merges the judge was least sure
-of, and those made through answer overlap, so a person can check them), the judges' sections in wiring order
-(models.registry.JUDGES: non-answers by reason with examples, the least sure, the questions withheld because every
-answer was one; time-sensitive questions by cue, with the logs' period; instruction-like answers; and for each
-further judge a build applied, what it dropped or shut out, by its reasons), the topics of the entries (size,
-asks, flagged and least reliable entries, words), how often the base's questions were asked, question types,
-answers and viewpoints per question, languages, and time per stage.
+answers judged, with a valid answer, top K, published: each a part of the one before), score histograms with the
+thresholds drawn, rejection reasons with examples, paraphrase merges (the biggest entries with all their forms, the
+merges the judge was least sure of, and those made through answer overlap, so a person can check them), the judges'
+sections in wiring order (models.registry.JUDGES: non-answers by reason with examples, the least sure, the questions
+withheld because every answer was one; time-sensitive questions by cue, with the logs' period; instruction-like
+answers; and for each further judge a build applied, what it dropped or shut out, by its reasons), the topics of the
+entries (size, asks, flagged and least reliable entries, words), how often the base's questions were asked, question
+types, answers and viewpoints per question, languages, and time per stage.
 """
 
 from __future__ import annotations
