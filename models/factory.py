@@ -30,14 +30,12 @@ class ModelFactory(Protocol):
 
     def paraphrase(self) -> ParaphraseModels: ...
 
-    def non_answer(self): ...
-
     def time_sensitivity(self): ...
 
-    def injection(self): ...
-
     def answer_judges(self) -> tuple:
-        """The wired answer-level judges (schemas.judgement.AnswerJudge), each at its config threshold."""
+        """(JudgeKind, judge) of every answer judge a build applies (schemas.judgement.AnswerJudge, each at its
+        config threshold in its kind's direction: schemas.judgement.Configured): the built-in ones in wiring order
+        (models.registry.JUDGES), those their sections turn off left out, then the config's ``judges.answer``."""
 
     def pair_judges(self) -> tuple:
         """The wired pair-level judges (schemas.judgement.PairJudge), each at its config threshold."""
@@ -85,19 +83,15 @@ class RegistryModels:
     def paraphrase(self) -> ParaphraseModels:
         return paraphrase_models(self.models, self.para, self.cache_dir)
 
-    def non_answer(self):
-        return judge_model("non_answer", self.section("non_answer"), self.models, self.cache_dir)
-
     def time_sensitivity(self):
         return judge_model("time_sensitive", self.section("time_sensitive"), self.models, self.cache_dir)
 
-    def injection(self):
-        """The instruction-like answer judge, or None (injection.enabled: false)."""
-        injection = self.section("injection")
-        return judge_model("injection", injection, self.models, self.cache_dir) if injection.enabled else None
-
     def answer_judges(self) -> tuple:
-        return configured_judges(self.answers, self.models, self.cache_dir)
+        built_in = tuple((j.section, self.section(j.section)) for j in registry.JUDGES
+                         if j.level == ANSWER and j.built_in and j.applies(self.section(j.section)))
+        sections = built_in + self.answers
+        return tuple(zip((registry.judge_kind(s) for s, _ in sections),
+                         configured_judges(sections, self.models, self.cache_dir)))
 
     def pair_judges(self) -> tuple:
         return configured_judges(self.pairs, self.models, self.cache_dir)
@@ -133,3 +127,12 @@ def judge_sections(cfg: BuildConfig, level: str) -> tuple:
 
 def question_sections(cfg: BuildConfig) -> tuple:
     return judge_sections(cfg, QUESTION)
+
+
+def shut_out_flags(cfg: BuildConfig) -> tuple[str, ...]:
+    """The flags (each the first of its kind's columns) of the built-in answer judges whose sections shut out an
+    answer they flag (JudgeKind.excludes: non_answer always, injection under ``policy: exclude``), in wiring order:
+    such an answer never votes nor holds a viewpoint (schemas.records.AnswerGroup.shut_out)."""
+    sections = dict(wired_sections(cfg, ANSWER))
+    return tuple(j.columns[0] for j in registry.JUDGES
+                 if j.level == ANSWER and j.built_in and j.excludes(sections[j.section]))

@@ -263,9 +263,16 @@ def judge_identity(section: str, section_cfg, models_cfg: ModelsConfig = ModelsC
 def configured_judges(sections: tuple, models_cfg: ModelsConfig, cache_dir: str | None = None) -> tuple:
     """The judges of ``sections`` ((config section, its config) of wired JUDGES), each at its config threshold and
     in the direction its kind declares (schemas.judgement.Configured: the judge scores, its stage decides)."""
-    return tuple(Configured(judge_model(section, section_cfg, models_cfg, cache_dir), section_cfg.threshold,
-                            judge_identity(section, section_cfg, models_cfg), judge_kind(section).flags_low)
-                 for section, section_cfg in sections)
+    return tuple(_configured(judge_model(section, section_cfg, models_cfg, cache_dir), section, section_cfg,
+                             models_cfg) for section, section_cfg in sections)
+
+
+def _configured(judge, section: str, section_cfg, models_cfg: ModelsConfig) -> Configured:
+    # a built-in kind's loader hands its judge out configured already (its own Configured, with a score method)
+    if isinstance(judge, Configured):
+        return judge
+    return Configured(judge, section_cfg.threshold, judge_identity(section, section_cfg, models_cfg),
+                      judge_kind(section).flags_low)
 
 
 def judge_identities(sections: tuple, models_cfg: ModelsConfig) -> dict[str, str]:

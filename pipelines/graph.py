@@ -29,14 +29,14 @@ from typing import NamedTuple
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from models.factory import ModelFactory, RegistryModels
+from models.factory import ModelFactory, RegistryModels, shut_out_flags
 from pipelines.beam.metering import MeteredMap, total_of
 from pipelines.beam.sinks import combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of
 from pipelines.stages.aggregate import aggregate_transform
 from pipelines.stages.count import CountQuestions, state_record, to_question_stats
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.frontier import ScoreFrontier
-from pipelines.stages.nonanswer import InjectionSettings, nonanswer_transform
+from pipelines.stages.nonanswer import nonanswer_transform
 from pipelines.stages.paraphrase import MergeParaphrases
 from pipelines.stages.read import ReadLogs
 from pipelines.stages.score import unscored
@@ -149,7 +149,7 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
               | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
-                                                      cfg.non_answer.threshold, InjectionSettings.of(cfg.injection)))
+                                                      shut_out_flags(cfg)))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: has_answer(*eg))
                 | "Select" >> SelectTopK(k, label="select top k"))

@@ -50,6 +50,11 @@ def enabled(section_cfg: Any) -> bool:
     return getattr(section_cfg, "enabled", True)
 
 
+def always(section_cfg: Any) -> bool:
+    """True, whatever the config section says."""
+    return True
+
+
 class JudgeKind(NamedTuple):
     """A kind of judge, declared once by its folder (``models/<kind>/backends.py``: ``JUDGE``) and wired by one line
     in models.registry.JUDGES. ``section``: the name of its config section; ``config``: that section's dataclass,
@@ -59,8 +64,9 @@ class JudgeKind(NamedTuple):
 
     - ``question`` (:class:`QuestionJudge`): where GEC and intent are (pipelines.stages.score); a question it
       flags is dropped with its reason (questions.parquet);
-    - ``answer`` (:class:`AnswerJudge`): where non-answers are (pipelines.stages.nonanswer); an answer it flags
-      is shut out as a non-answer is, with its reason (qa.parquet's answers);
+    - ``answer`` (:class:`AnswerJudge`): where non-answers are (pipelines.stages.nonanswer), every answer judge
+      from one list; a built-in one writes its columns (schemas.records.AnswerCount's fields, qa.parquet's
+      answers), one without columns shuts an answer it flags out as a non-answer is, with its reason;
     - ``pair`` (:class:`PairJudge`): on the paraphrase stage's candidate pairs; a pair it flags is never merged
       nor linked, whatever the paraphrase judge says."""
 
@@ -88,6 +94,9 @@ class JudgeKind(NamedTuple):
     # a detector (flagged at or above it). Declared here and nowhere else: the registry hands it out beside the
     # judge (:class:`Configured`), and every stage and tool that decides reads it from there or from the declaration
     flags_low: bool = False
+    # for an answer judge with columns: whether an answer it flags is shut out (never votes nor holds a viewpoint)
+    # under its config section (injection: ``policy: exclude``); where not, the answer votes and carries the flag
+    excludes: Callable[[Any], bool] = always
     # the method of its model that the ledger of model calls counts (models.calls.MeteredModel), for a judge whose
     # model computes texts itself (GEC's ``score``); "" where the cost is counted already (intent's, in its
     # embedders) or not at all
@@ -121,7 +130,8 @@ class AnswerJudge(Protocol):
 
     def own_threshold(self, lang: str) -> float: ...
 
-    def judgements(self, questions: list[str], answers: list[str], langs: list[str]) -> list[Judgement]: ...
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        """Per (question, answer, language) item, its judgement."""
 
 
 class PairJudge(Protocol):

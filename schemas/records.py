@@ -154,6 +154,9 @@ class KeptQuestion(NamedTuple):
 
 
 class AnswerCount(NamedTuple):
+    """One shown answer, judged. The judged fields after ``count`` are the columns the built-in answer judges
+    declare (schemas.judgement.JudgeKind.columns: flag, score, reason), written by pipelines.stages.nonanswer."""
+
     answer_id: int  # 1..n, most frequent first
     text: str
     count: int
@@ -169,37 +172,50 @@ class AnswerCount(NamedTuple):
     instruction_reason: str = ""
 
 
+NON_ANSWER = "non_answer"  # AnswerCount's flag that every answer judge without columns of its own sets
+
+
 class AnswerGroup(NamedTuple):
     """The answers of one candidate entry, pooled over its forms and judged.
 
     ``answers``: the top ``grouping.max_answers`` distinct answers, numbered 1..n, each judged;
-    ``total``/``distinct``: all answer rows / distinct answers; ``non_answer_rows``: rows whose answer is a
-    non-answer (of the judged ones); ``shares``: each member question's share of non-answer rows;
-    ``period``: (first, last) dates of the entry's rows; ``instruction_like_rows``: rows whose answer is
-    instruction-like (of the judged ones); ``excludes_instruction_like``: injection.policy is exclude (such an
-    answer is not valid).
+    ``total``/``distinct``: all answer rows / distinct answers; ``shares``: each member question's share of
+    non-answer rows; ``period``: (first, last) dates of the entry's rows; ``shut_out``: the flags of AnswerCount
+    (the answer judges' columns) that keep an answer from voting: ``non_answer`` always, ``instruction_like``
+    under injection.policy exclude (models.factory.shut_out_flags).
     """
 
     answers: tuple
     total: int
     distinct: int
-    non_answer_rows: int
     shares: dict
     period: tuple = ("", "")
-    instruction_like_rows: int = 0
-    excludes_instruction_like: bool = True
+    shut_out: tuple = (NON_ANSWER, "instruction_like")
+
+    def rows(self, flag: str) -> int:
+        """Rows whose (judged) answer carries ``flag`` (an AnswerCount flag: ``non_answer``)."""
+        return sum(a.count for a in self.answers if getattr(a, flag))
+
+    @property
+    def non_answer_rows(self) -> int:
+        return self.rows(NON_ANSWER)
+
+    @property
+    def instruction_like_rows(self) -> int:
+        return self.rows("instruction_like")
 
     @property
     def valid(self) -> tuple:
-        """The answers that may vote and hold viewpoints: not non-answers, nor instruction-like under exclude."""
-        return tuple(a for a in self.answers
-                     if not a.non_answer and not (a.instruction_like and self.excludes_instruction_like))
+        """The answers that may vote and hold viewpoints: none of whose ``shut_out`` flags is set."""
+        return tuple(a for a in self.answers if not any(getattr(a, flag) for flag in self.shut_out))
 
     @property
     def withheld_reason(self) -> str:
-        """Why the entry leaves the base when no answer is valid: instruction_like when an instruction-like
-        answer was among those shut out, else no_valid_answer; "" when it has a valid answer."""
+        """Why the entry leaves the base when no answer is valid: the first ``shut_out`` flag other than
+        ``non_answer`` that an answer carries (``instruction_like``), else no_valid_answer; "" when it has a
+        valid answer."""
         if self.valid:
             return ""
-        excluded = self.excludes_instruction_like and any(a.instruction_like for a in self.answers)
-        return "instruction_like" if excluded else "no_valid_answer"
+        return next((flag for flag in self.shut_out if flag != NON_ANSWER and any(getattr(a, flag)
+                                                                                 for a in self.answers)),
+                    "no_valid_answer")

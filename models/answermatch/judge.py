@@ -25,9 +25,10 @@ class AnswerMatchJudge:
     def own_threshold(self, lang: str) -> float:
         return self.threshold
 
-    def judgements(self, questions: list[str], answers: list[str], langs: list[str]) -> list[Judgement]:
-        asked = [i for i, lang in enumerate(langs) if lang in LANGS]
-        p = np.zeros(len(questions))
+    def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
+        """Per (question, answer, lang) item (schemas.judgement.AnswerJudge)."""
+        asked = [i for i, (_, _, lang) in enumerate(items) if lang in LANGS]
+        p = np.zeros(len(items))
         if asked:
-            p[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([(questions[i], answers[i]) for i in asked]))))
-        return [Judgement(round(float(p[i]), 6), REASON if langs[i] in LANGS else "") for i in range(len(p))]
+            p[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([items[i][:2] for i in asked]))))
+        return [Judgement(round(float(p[i]), 6), REASON if lang in LANGS else "") for i, (_, _, lang) in enumerate(items)]

@@ -23,10 +23,15 @@ def _patterns_identity(target, ctx) -> str:
     return f"{PatternInjection.model_id}@{effective_threshold(ctx.section.threshold, PatternInjection.threshold):g}"
 
 
+def _excludes(section_cfg) -> bool:
+    # policy flag: an instruction-like answer votes, and the entry carries the flag
+    return section_cfg.policy == "exclude"
+
+
 BACKENDS = (
     Backend("patterns", _patterns, _patterns_identity),
 )
 
 # built in: its own stage writes answers.instruction_like*: qa.parquet's (pipelines.stages.nonanswer)
 JUDGE = JudgeKind("injection", ANSWER, BACKENDS, InjectionConfig, MEANING,
-                  ("instruction_like", "instruction_score", "instruction_reason"))
+                  ("instruction_like", "instruction_score", "instruction_reason"), excludes=_excludes)

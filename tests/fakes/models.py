@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.aggregators.embedding import EmbeddingAggregator
+from models.injection.backends import JUDGE as INJECTION
 from models.injection.patterns import PatternInjection
+from models.nonanswer.backends import JUDGE as NON_ANSWER
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import content_tokens, negations, numbers_differ
 from models.paraphrase.pair_classifier import space
@@ -24,6 +26,7 @@ from models.qtype import QuestionTypeClassifier
 from models import registry
 from models.registry import ParaphraseModels, ScoringModels
 from schemas.config import ModelsConfig
+from schemas.judgement import OWN_THRESHOLD, Configured
 from models.timesensitive.rules import RuleTimeSensitivity
 
 DIM = 64
@@ -124,17 +127,14 @@ class FakeModels:
     def paraphrase(self) -> ParaphraseModels:
         return ParaphraseModels(OverlapJudge(), {"en": HashEmbedder(), "zh": HashEmbedder()})
 
-    def non_answer(self) -> RuleNonAnswer:  # the real pattern rules: fast and deterministic
-        return RuleNonAnswer()
-
     def time_sensitivity(self) -> RuleTimeSensitivity:  # the real cue rules
         return RuleTimeSensitivity()
 
-    def injection(self) -> PatternInjection:  # the real cue patterns (no model)
-        return PatternInjection()
-
     def answer_judges(self) -> tuple:
-        return ()
+        """The built-in answer judges, each as the registry hands it out (at its own threshold): the real pattern
+        rules for non-answers and the real cue patterns for instruction-like answers (fast, no model)."""
+        return tuple((kind, Configured(judge, OWN_THRESHOLD, judge.model_id, kind.flags_low))
+                     for kind, judge in ((NON_ANSWER, RuleNonAnswer()), (INJECTION, PatternInjection())))
 
     def pair_judges(self) -> tuple:
         return ()
@@ -168,7 +168,8 @@ class FakesWithJudges(FakeModels):
         return super().scoring()._replace(judges=registry.configured_judges(self.questions, ModelsConfig()))
 
     def answer_judges(self) -> tuple:
-        return registry.configured_judges(self.answers, ModelsConfig())
+        return super().answer_judges() + tuple(zip((registry.judge_kind(s) for s, _ in self.answers),
+                                                   registry.configured_judges(self.answers, ModelsConfig())))
 
     def pair_judges(self) -> tuple:
         return registry.configured_judges(self.pairs, ModelsConfig())

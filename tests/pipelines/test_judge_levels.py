@@ -6,9 +6,12 @@ graph with the fakes. Each touches, like the question judge of test_question_jud
 2. one line of wiring, ``<kind>.JUDGE,`` in models.registry.JUDGES (here: monkeypatched).
 The registry checks and loads them from their tables, the factory hands each level's judges to its stage, the
 manifest records their identities: an answer the answer judge flags is shut out as a non-answer is, with its
-reason; a pair the pair judge flags is never merged."""
+reason; a pair the pair judge flags is never merged. The answer stage names no judge: the built-in answer judges
+(non-answer, instruction-like) come to it in the same list as the new one, and a declaration that takes over a
+built-in one's columns is applied there with no other edit."""
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 
 import pyarrow.parquet as pq
@@ -17,6 +20,8 @@ from fakes.models import FakesWithJudges
 
 from models import registry
 from models.config_check import load_config
+from models.factory import RegistryModels
+from models.injection.backends import JUDGE as INJECTION
 from pipelines.build import run_build
 from schemas.backends import Backend
 from schemas.config import key
@@ -36,9 +41,9 @@ class ShoutingAnswerJudge:
     def own_threshold(self, lang: str) -> float:
         return 0.5
 
-    def judgements(self, questions, answers, langs):
+    def judgements(self, items):
         return [Judgement(1.0 if sum(c.isalpha() for c in a) >= self.min_letters and a.upper() == a else 0.0,
-                          "shouting") for a in answers]
+                          "shouting") for _, a, _ in items]
 
 
 @dataclass(frozen=True)
@@ -138,3 +143,57 @@ def test_the_judges_section_takes_a_wired_judge_out_without_code(wired, tmp_path
     # wired, listed by default (judges.pair: [other_verb]); an empty list takes it out of the paraphrase stage
     qa = _qa(_build(tmp_path, **{"judges.pair": []}))
     assert OPEN_CAN not in qa and qa[OPEN_DO]["frequency"] == 5
+
+
+def test_the_answer_stage_gets_the_new_judge_in_the_same_list_as_the_built_in_ones(wired):
+    cfg = load_config(None, {"non_answer.model": "rules", "answer_match.enabled": False})
+    for factory in (FakesWithJudges.of(cfg), RegistryModels.of(cfg)):
+        assert [kind.section for kind, _ in factory.answer_judges()] == ["non_answer", "injection", "shouting"]
+    off = load_config(None, {"non_answer.model": "rules", "answer_match.enabled": False, "injection.enabled": False,
+                             "judges.answer": []})
+    assert [kind.section for kind, _ in RegistryModels.of(off).answer_judges()] == ["non_answer"]
+
+
+class LoudJudge:
+    """Score 1 for an answer that ends in an exclamation mark; reason ``loud``."""
+
+    model_id = "loud-v1"
+
+    def own_threshold(self, lang: str) -> float:
+        return 0.5
+
+    def judgements(self, items):
+        return [Judgement(float(a.rstrip().endswith("!")), "loud") for _, a, _ in items]
+
+
+@dataclass(frozen=True)
+class LoudConfig:
+    model: str = key("marks", "`marks`: the last mark.")
+    threshold: float = key(-1.0, "An answer is loud when its score reaches this; -1 takes the judge's own.")
+    policy: str = key("flag", "`exclude` or `flag`.", choices=("exclude", "flag"))
+
+
+# a declaration that writes the instruction-like columns in place of models/injection: wired by swapping one line
+LOUD = JudgeKind("loud", ANSWER, (Backend("marks", lambda target, ctx: LoudJudge(), lambda target, ctx: "loud-v1"),),
+                 LoudConfig, "Answers that shout.", INJECTION.columns, excludes=lambda cfg: cfg.policy == "exclude")
+
+
+@pytest.mark.parametrize("policy, valid", [("flag", ["Call us!", CALM]), ("exclude", [CALM])])
+def test_a_declared_answer_judge_writes_its_columns_and_its_policy_decides(monkeypatch, policy, valid):
+    from models.factory import shut_out_flags
+    from pipelines.stages.nonanswer import judge_groups
+    from pipelines.stages.paraphrase import make_entry
+    from schemas.records import ScoredQuestion
+
+    monkeypatch.setattr(registry, "JUDGES", tuple(LOUD if j is INJECTION else j for j in registry.JUDGES))
+    cfg = load_config(None, {"non_answer.model": "rules", "answer_match.enabled": False, "loud.policy": policy})
+    judges = RegistryModels.of(cfg).answer_judges()
+    assert [kind.section for kind, _ in judges] == ["non_answer", "loud"]
+    key_ = "how do i reset my password?"
+    entry = make_entry([ScoredQuestion(key_, key_, 5, "en", 1, 0.9, 0.9, "{}", "{}", True, True, {})], {})
+    acc = {t.lower(): Counter({t: n}) for t, n in (("Call us!", 3), (CALM, 2), ("I'm sorry, I can't help.", 1))}
+    (_, group), = judge_groups(judges, [(entry, [(entry.key, acc)])], 10, shut_out_flags(cfg))
+    loud = group.answers[0]
+    assert (loud.instruction_like, loud.instruction_score, loud.instruction_reason) == (True, 1.0, "loud")
+    assert [a.text for a in group.valid] == valid and group.answers[2].non_answer_reason == "refusal"
+    assert RegistryModels.of(cfg).identities()["loud"] == "loud-v1"

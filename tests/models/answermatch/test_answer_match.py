@@ -24,7 +24,7 @@ def test_it_scores_the_probability_of_not_answering_and_never_decides():
     logits = Logits({"王俊凯的身高是180cm": -3.0, "王俊凯的职业生涯和成就": 3.0})
     judge = AnswerMatchJudge(logits, 0.3, "answer-match-x")
     qs = ["王俊凯多高", "王俊凯多高"]
-    js = judge.judgements(qs, ["王俊凯的身高是180cm", "王俊凯的职业生涯和成就"], ["zh", "zh"])
+    js = judge.judgements(list(zip(qs, ["王俊凯的身高是180cm", "王俊凯的职业生涯和成就"], ["zh", "zh"])))
     assert js[0].score == pytest.approx(1 / (1 + np.exp(3.0)), abs=1e-6) and js[1].reason == REASON
     assert [r for _, r in verdicts(judge, js, ["zh", "zh"])] == ["", REASON]
     assert logits.asked == [list(zip(qs, ["王俊凯的身高是180cm", "王俊凯的职业生涯和成就"]))]  # question first
@@ -33,7 +33,7 @@ def test_it_scores_the_probability_of_not_answering_and_never_decides():
 def test_languages_it_was_not_trained_on_are_not_judged():
     logits = Logits({})
     judge = AnswerMatchJudge(logits, 0.3, "answer-match-x")
-    [j] = judge.judgements(["How tall is he?"], ["His career and achievements."], ["en"])
+    [j] = judge.judgements([("How tall is he?", "His career and achievements.", "en")])
     assert (j.score, j.reason) == (0.0, "") and logits.asked == []
 
 
@@ -59,7 +59,7 @@ def test_a_bad_model_name_or_file_is_a_config_error(tmp_path):
 def test_the_packaged_model_loads_through_the_registry_and_judges():
     cfg = load_config(None, {"answer_match.enabled": True})
     [judge] = registry.configured_judges(judge_sections(cfg, ANSWER), cfg.models)
-    js = judge.judgements(["王俊凯多高", "王俊凯多高"], ["王俊凯的身高是180cm", "无法确定王俊凯的身高"], ["zh", "zh"])
+    js = judge.judgements([("王俊凯多高", "王俊凯的身高是180cm", "zh"), ("王俊凯多高", "无法确定王俊凯的身高", "zh")])
     assert js[0].score < js[1].score
     assert judge.model_id == RegistryModels.of(cfg).identities()["answer_match"]
 

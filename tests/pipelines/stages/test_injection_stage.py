@@ -1,4 +1,4 @@
-"""The nonanswer stage judges instruction-like answers too (issue 32): under injection.policy exclude such an
+"""The nonanswer stage judges instruction-like answers too: under injection.policy exclude such an
 answer is shut out of the vote (an entry left with none leaves, reason instruction_like); under flag it votes and
 the qa row carries the flag and its reason."""
 
@@ -6,10 +6,8 @@ from collections import Counter
 
 from fakes.models import FakeModels
 
-from models.injection.patterns import PatternInjection
-from models.nonanswer.rules import RuleNonAnswer
 from pipelines.stages.aggregate import aggregate_groups
-from pipelines.stages.nonanswer import InjectionSettings, judge_groups
+from pipelines.stages.nonanswer import judge_groups
 from pipelines.stages.paraphrase import make_entry
 from pipelines.stages.select import question_rows
 from schemas.records import KeptQuestion, ScoredQuestion
@@ -23,10 +21,13 @@ def _entry(key):
     return make_entry([ScoredQuestion(key, key, 5, "en", 1, 0.9, 0.9, "{}", "{}", True, True, {})], {})
 
 
-def _judge(answers: dict[str, int], settings=InjectionSettings(), injection=PatternInjection()):
+EXCLUDE, FLAG = ("non_answer", "instruction_like"), ("non_answer",)  # models.factory.shut_out_flags per policy
+
+
+def _judge(answers: dict[str, int], shut_out=EXCLUDE, judges=FakeModels().answer_judges()):
     entry = _entry("what is the capital of australia?")
     acc = {text.lower(): Counter({text: n}) for text, n in answers.items()}
-    (_, group), = judge_groups(RuleNonAnswer(), [(entry, [(entry.key, acc)])], 10, -1.0, injection, settings)
+    (_, group), = judge_groups(judges, [(entry, [(entry.key, acc)])], 10, shut_out)
     return entry, group
 
 
@@ -48,7 +49,7 @@ def test_an_entry_left_without_a_valid_answer_leaves_as_instruction_like():
 
 
 def test_flag_lets_them_vote_and_marks_the_row():
-    _, group = _judge({HOSTILE: 3, GOOD: 1}, InjectionSettings(exclude=False))
+    _, group = _judge({HOSTILE: 3, GOOD: 1}, FLAG)
     assert HOSTILE in [a.text for a in group.valid]
     entry = _entry("what is the capital of australia?")
     kept = KeptQuestion("q1", 1, entry.representative, [0.0] * 64, "objective", 0.9)
@@ -58,5 +59,14 @@ def test_flag_lets_them_vote_and_marks_the_row():
 
 
 def test_not_judged_when_disabled():
-    _, group = _judge({HOSTILE: 3, GOOD: 1}, InjectionSettings(enabled=False))
+    non_answer_only = tuple((kind, judge) for kind, judge in FakeModels().answer_judges() if kind.section != "injection")
+    _, group = _judge({HOSTILE: 3, GOOD: 1}, judges=non_answer_only)
     assert not any(a.instruction_like for a in group.answers) and len(group.valid) == 2
+
+
+def test_the_policy_is_read_from_the_config():
+    from models.config_check import load_config
+    from models.factory import shut_out_flags
+
+    assert shut_out_flags(load_config(None)) == EXCLUDE
+    assert shut_out_flags(load_config(None, {"injection.policy": "flag"})) == FLAG
