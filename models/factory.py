@@ -13,8 +13,8 @@ from models.embedders.base import Embedder
 from models.qtype import QuestionTypeClassifier
 from models.registry import (ParaphraseModels, ScoringModels, aggregator, configured_judges, embedder, judge_model,
                              model_identities, paraphrase_models, qtype_classifier, scoring_models)
-from schemas.config import AggregationConfig, BuildConfig, InputConfig, ModelsConfig, ParaphraseConfig
-from schemas.judgement import ANSWER, PAIR, QUESTION
+from schemas.config import AggregationConfig, BuildConfig, FilterConfig, InputConfig, ModelsConfig, ParaphraseConfig
+from schemas.judgement import ANSWER, PAIR, QUESTION, Judgement, verdict
 
 
 class ModelFactory(Protocol):
@@ -136,3 +136,11 @@ def shut_out_flags(cfg: BuildConfig) -> tuple[str, ...]:
     sections = dict(wired_sections(cfg, ANSWER))
     return tuple(j.columns[0] for j in registry.JUDGES
                  if j.level == ANSWER and j.built_in and j.excludes(sections[j.section]))
+
+
+def filter_verdicts(gec: Judgement, intent: Judgement, filt: FilterConfig) -> tuple[str, str]:
+    """GEC's and intent's verdicts on a question (``low_gec``, ``low_intent``, or "" where kept) at
+    ``filter.gec_threshold`` and ``filter.intent_threshold``, in the directions their kinds declare: the score
+    stage's decision, which the tools (models.tools.judge_all) reach through the same call."""
+    return (verdict(gec, filt.gec_threshold, registry.model_key_judge("gec_en").flags_low),
+            verdict(intent, filt.intent_threshold, registry.model_key_judge("intent").flags_low))

@@ -31,4 +31,5 @@ class AnswerMatchJudge:
         p = np.zeros(len(items))
         if asked:
             p[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([items[i][:2] for i in asked]))))
-        return [Judgement(round(float(p[i]), 6), REASON if lang in LANGS else "") for i, (_, _, lang) in enumerate(items)]
+        return [Judgement(round(float(p[i]), 6), REASON if lang in LANGS else "")
+                for i, (_, _, lang) in enumerate(items)]

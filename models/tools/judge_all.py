@@ -104,17 +104,15 @@ def judge_all(pairs: list[tuple[str, str | None]], cfg) -> list[dict]:
 
 
 def quality_flags(gec: float, intent: float, filt) -> list[str]:
-    """``low_gec`` and ``low_intent`` where the GEC and intent judges flag a question: at ``filter.gec_threshold``
-    and ``filter.intent_threshold``, in the direction their kinds declare (the score stage's decision)."""
-    from models.gec.backends import JUDGE as GEC
+    """``low_gec`` and ``low_intent`` where the GEC and intent judges flag a question: the score stage's decision
+    (models.factory.filter_verdicts)."""
+    from models.factory import filter_verdicts
     from models.gec.base import REASON as LOW_GEC
-    from models.intent.backends import JUDGE as INTENT
     from models.intent.base import REASON as LOW_INTENT
-    from schemas.judgement import Judgement, flagged
+    from schemas.judgement import Judgement
 
-    return [reason for reason, score, threshold, kind in ((LOW_GEC, gec, filt.gec_threshold, GEC),
-                                                          (LOW_INTENT, intent, filt.intent_threshold, INTENT))
-            if flagged(Judgement(score, reason), threshold, kind.flags_low)]
+    return [reason for reason in filter_verdicts(Judgement(gec, LOW_GEC), Judgement(intent, LOW_INTENT), filt)
+            if reason]
 
 
 def question_flags(judges, texts: list[str], langs: list[str]) -> list[list[str]]:

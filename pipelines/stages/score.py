@@ -12,15 +12,14 @@ again. Vectors computed here are passed on so later stages reuse them.
 
 from __future__ import annotations
 
-from models.gec.backends import JUDGE as GEC
+from models.factory import filter_verdicts
 from models.gec.base import REASON as LOW_GEC
 from models.gec.base import GecJudge, details_json
-from models.intent.backends import JUDGE as INTENT
 from models.intent.base import REASON as LOW_INTENT
 from models.intent.base import intent_judgements
 from models.registry import ScoringModels
 from schemas.config import FilterConfig
-from schemas.judgement import Judgement, flagged, verdict
+from schemas.judgement import Judgement, verdict
 from schemas.records import QuestionStats, ScoredQuestion
 
 
@@ -35,16 +34,17 @@ def unscored(q: QuestionStats) -> ScoredQuestion:
 def decided(q, gec: Judgement, intent: Judgement, others: tuple, models: ScoringModels, filt: FilterConfig,
             vectors: dict | None = None) -> ScoredQuestion:
     """A question with its judgements, kept or flagged by each judge at its threshold (the config's), in the
-    direction its kind declares (GEC's and intent's here, the others' carried by the registry's Configured)."""
+    direction its kind declares (GEC's and intent's by models.factory.filter_verdicts, the others' carried by the
+    registry's Configured)."""
     flags = tuple(reason for judge, j in zip(models.judges, others)
                   if (reason := verdict(j, judge.own_threshold(q.lang), judge.flags_low)))
+    low_gec, low_intent = filter_verdicts(gec, intent, filt)
     return ScoredQuestion(
         key=q.key, question=q.question, frequency=q.frequency, lang=q.lang, surface_forms=q.surface_forms,
         gec_score=round(float(gec.score), 6), intent_score=round(float(intent.score), 6),
         gec_details=details_json(gec.details) if isinstance(gec.details, dict) else gec.details,
         intent_details=details_json(intent.details) if isinstance(intent.details, dict) else intent.details,
-        passed_gec=not flagged(gec, filt.gec_threshold, GEC.flags_low),
-        passed_intent=not flagged(intent, filt.intent_threshold, INTENT.flags_low),
+        passed_gec=not low_gec, passed_intent=not low_intent,
         vectors=vectors or {}, first_seen=q.first_seen, answers=q.answers, period=q.period,
         judgements=others, flags=flags)
 

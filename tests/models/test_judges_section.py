@@ -132,3 +132,25 @@ def test_gec_and_intent_are_entries_whose_models_the_models_section_names():
     assert "gec" not in ids and not hasattr(default_config(), "gec")  # its keys stay in models and filter
     with pytest.raises(ConfigError, match=r"^config: models.gec_zh must be one of quire-ngram, .* got 'bert'$"):
         load_config(None, {"models.gec_zh": "bert"})
+
+
+def test_gec_and_intent_are_decided_in_one_place_for_the_build_and_the_tools(monkeypatch):
+    """The score stage and ``qabase score all`` (models.tools.judge_all) both decide GEC and intent through
+    models.factory.filter_verdicts: a direction declared otherwise changes both."""
+    from models.tools.judge_all import quality_flags
+    from pipelines.stages.score import decided
+    from schemas.config import FilterConfig
+    from schemas.records import QuestionStats
+
+    q = QuestionStats(key="q", question="q", frequency=1, lang="en", surface_forms=1)
+    models, filt = registry.ScoringModels(None, None, None, ()), FilterConfig(gec_threshold=0.5, intent_threshold=0.3)
+
+    def both(gec: float, intent: float):
+        s = decided(q, Judgement(gec, "low_gec"), Judgement(intent, "low_intent"), (), models, filt)
+        return quality_flags(gec, intent, filt), (s.passed_gec, s.passed_intent)
+
+    assert both(0.4, 0.9) == (["low_gec"], (False, True)) and both(0.9, 0.3) == (["low_intent"], (True, False))
+    gec = registry.model_key_judge("gec_en")
+    monkeypatch.setattr(registry, "JUDGES", tuple(j._replace(flags_low=False) if j is gec else j
+                                                  for j in registry.JUDGES))
+    assert both(0.4, 0.9) == ([], (True, True)) and both(0.9, 0.9) == (["low_gec"], (False, True))

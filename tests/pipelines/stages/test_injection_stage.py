@@ -59,7 +59,8 @@ def test_flag_lets_them_vote_and_marks_the_row():
 
 
 def test_not_judged_when_disabled():
-    non_answer_only = tuple((kind, judge) for kind, judge in FakeModels().answer_judges() if kind.section != "injection")
+    non_answer_only = tuple((kind, judge) for kind, judge in FakeModels().answer_judges()
+                            if kind.section != "injection")
     _, group = _judge({HOSTILE: 3, GOOD: 1}, judges=non_answer_only)
     assert not any(a.instruction_like for a in group.answers) and len(group.valid) == 2
 
