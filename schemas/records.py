@@ -216,6 +216,5 @@ class AnswerGroup(NamedTuple):
         valid answer."""
         if self.valid:
             return ""
-        return next((flag for flag in self.shut_out if flag != NON_ANSWER and any(getattr(a, flag)
-                                                                                 for a in self.answers)),
-                    "no_valid_answer")
+        shut = (flag for flag in self.shut_out if flag != NON_ANSWER and any(getattr(a, flag) for a in self.answers))
+        return next(shut, "no_valid_answer")
