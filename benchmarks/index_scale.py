@@ -1,7 +1,7 @@
 """Index choice at scale: build time, memory and recall@10 of ``index.factory: auto`` and its alternatives.
 
     nice -n 10 python benchmarks/index_scale.py [--sizes 1000000 4000000] [--ten-million]
-        [--every-candidate-up-to 1000000] [--alternatives IVF{nlist},SQ8]
+        [--every-candidate-up-to 1000000] [--alternatives IVF{nlist},SQ8] [--use-gpu auto|no] [--out FILE]
 
 Vectors: seeded clustered 384-d unit vectors: n / 100 gaussian centres (at least 10,000, at most 100,000),
 each coordinate N(0, 1); a vector is its centre plus N(0, 0.5²) noise in every coordinate, L2-normalised
@@ -15,7 +15,9 @@ with :class:`indexes.builder.FaissIndexBuilder` with its own pre-check off, so t
 would refuse is still built and its full recall shows whether the pre-check was right. Recall@10 is the
 builder's self-test (``--queries`` of the base's vectors against exact search), nprobe the smallest that
 reaches the floor (or 1,024). Memory: the written file's bytes and ``index_memory_bytes``' estimate.
-Writes ``benchmarks/results/index_scale.json``.
+``--use-gpu`` is the builder's ``index.use_gpu`` (``auto``: trained and filled on the GPU where faiss sees one; the
+pre-check and the self-test stay on the CPU). Writes ``benchmarks/results/index_scale.json`` (or ``--out``) after
+every row, so a run cut short keeps what it measured.
 """
 
 from __future__ import annotations
@@ -54,13 +56,14 @@ def clustered(n: int, dim: int = DIM, sigma: float = 0.5, seed: int = 0) -> np.n
 def candidates(n: int, every: bool, alternatives: list[str]) -> list[str]:
     from indexes.builder import _pq_m, choose_factory, ladder, nlist_for
 
-    if not every:
-        return ["auto"] + [a.format(nlist=nlist_for(n)) for a in alternatives]
+    if not every:  # an alternative that is auto's own choice is measured once
+        return ["auto"] + [f for f in (a.format(nlist=nlist_for(n)) for a in alternatives)
+                           if f != choose_factory(n, DIM)]
     previous = f"IVF{nlist_for(n)},PQ{_pq_m(DIM, 8)}"  # what auto chose beyond the budget before the ladder
     return ["auto"] + [f for f in ladder(n, DIM) + [previous] if f != choose_factory(n, DIM)]
 
 
-def measure(vectors: np.ndarray, requested: str, queries: int, floor: float) -> dict:
+def measure(vectors: np.ndarray, requested: str, queries: int, floor: float, use_gpu: str = "auto") -> dict:
     import faiss
 
     from indexes.builder import (FaissIndexBuilder, choose_factory, index_memory_bytes, precheck_recall,
@@ -76,7 +79,7 @@ def measure(vectors: np.ndarray, requested: str, queries: int, floor: float) -> 
         row["precheck_refuses"] = row["precheck_recall_at_10"] < floor
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        facts = FaissIndexBuilder(factory, recall_floor=floor, use_gpu="auto", sample=queries,
+        facts = FaissIndexBuilder(factory, recall_floor=floor, use_gpu=use_gpu, sample=queries,
                                   precheck=False).build(vectors, Path(tmp) / "i.faiss")
         total = time.perf_counter() - t
     row.update(built_on=facts["built_on"], build_s=facts["build_seconds"], with_self_test_s=round(total, 1),
@@ -98,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="built besides auto above --every-candidate-up-to ({nlist} as auto's)")
     ap.add_argument("--queries", type=int, default=200, help="self-test queries (exact search is the cost)")
     ap.add_argument("--floor", type=float, default=0.95)
+    ap.add_argument("--use-gpu", choices=["auto", "no"], default="auto", help="index.use_gpu for the builds")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "index_scale.json")
     args = ap.parse_args(argv)
     from schemas.logs import setup_logging
 
@@ -109,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         vectors = clustered(n)
         print(json.dumps({"vectors": n, "generate_s": round(time.perf_counter() - t, 1)}), flush=True)
         for requested in candidates(n, n <= args.every_candidate_up_to, args.alternatives):
-            row = measure(vectors, requested, args.queries, args.floor)
+            row = measure(vectors, requested, args.queries, args.floor, args.use_gpu)
             print(json.dumps(row), flush=True)
             rows.append(row)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(rows, indent=2), encoding="utf-8")
         del vectors
-    (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "index_scale.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 0
 
 

@@ -30,7 +30,9 @@ recall@10 against exact search, on a sample of the base's own vectors, reaches t
 saved with the index. Vectors are L2-normalised, so inner product is cosine.
 
 On a machine with a GPU and faiss GPU support (``pip install .[gpu-cu13]`` or ``.[gpu-cu12]``), training and
-adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which.
+adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which. No GPU
+index holds more than ``GPU_SHARD_VALUES`` numbers: a larger base is added in shards, each on the GPU, merged on
+the CPU (:func:`add_in_shards`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ PRECHECK_NEIGHBOURS = 100
 PRECHECK_SAMPLE = 50_000
 PRECHECK_LISTS = 256
 ID_BYTES = 8
+# faiss 1.15 for CUDA 13 (its cuVS IVF-SQ path) built 10M × 384 vectors as IVF16384,SQ8 with recall@10 .049 where
+# 4M kept .954 (docs/measurements/index-scale.md): past 2^31 numbers in one GPU index, so each GPU index stays under
+GPU_SHARD_VALUES = 2**31 - 1
 
 
 class IndexBuilder(Protocol):
@@ -194,6 +199,22 @@ def gpu_count() -> int:
         return 0
 
 
+def add_in_shards(trained, vectors: np.ndarray, rows: int, add):
+    """``trained`` (an empty trained CPU index) filled with ``vectors``, ``rows`` at a time: ``add(index, block)``
+    fills a copy of it with one block and gives it back on the CPU; the shards are merged in order, each vector
+    keeping its row as its id (the same inverted lists as one add)."""
+    import faiss
+
+    out = None
+    for start in range(0, len(vectors), rows):
+        part = add(faiss.clone_index(trained), vectors[start:start + rows])
+        if out is None:
+            out = part
+        else:  # IVF lists store ids (shifted by the rows before); flat codes are numbered in order
+            out.merge_from(part, start if faiss.try_extract_index_ivf(out) is not None else 0)
+    return out
+
+
 def exact_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     import faiss
 
@@ -261,8 +282,18 @@ class FaissIndexBuilder:
             if gpu_index is not None:
                 if not gpu_index.is_trained:
                     gpu_index.train(train_set)
-                gpu_index.add(vectors)
-                index = faiss.index_gpu_to_cpu(gpu_index)
+                rows = max(1, GPU_SHARD_VALUES // dim)
+                if n <= rows:
+                    gpu_index.add(vectors)
+                    index = faiss.index_gpu_to_cpu(gpu_index)
+                else:
+                    def add_on_gpu(empty, block):
+                        shard = faiss.index_cpu_to_gpu(res, 0, empty)
+                        shard.add(block)
+                        return faiss.index_gpu_to_cpu(shard)
+
+                    index = add_in_shards(faiss.index_gpu_to_cpu(gpu_index), vectors, rows, add_on_gpu)
+                    del gpu_index
                 built_on = "gpu"
         if built_on == "cpu":
             if not index.is_trained and n:

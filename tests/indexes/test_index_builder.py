@@ -5,7 +5,7 @@ import faiss
 import numpy as np
 import pytest
 
-from indexes.builder import (PRECHECK_NEIGHBOURS, PRECHECK_QUERIES, PRECHECK_SAMPLE, FaissIndexBuilder,
+from indexes.builder import (PRECHECK_NEIGHBOURS, PRECHECK_QUERIES, PRECHECK_SAMPLE, FaissIndexBuilder, add_in_shards,
                              choose_factory, gpu_count, index_memory_bytes, ladder, precheck_recall)
 from schemas.config import IndexConfig
 from schemas.errors import PublishError
@@ -119,3 +119,35 @@ def test_gpu_build_matches_cpu_recall(tmp_path):
     cpu = FaissIndexBuilder(flat_max=1_000, use_gpu="no").build(x, tmp_path / "c.faiss")
     assert gpu["built_on"] == "gpu" and cpu["built_on"] == "cpu"
     assert gpu["recall_at_10"] >= 0.95 and gpu["factory"] == cpu["factory"]
+
+
+def _fill(index, block):
+    index.add(block)
+    return index
+
+
+@pytest.mark.parametrize("factory", ["IVF32,SQ8", "IVF32,Flat", "Flat"])
+def test_shards_merge_into_the_index_one_add_gives(factory):
+    x = _clustered(2_000)
+    trained = faiss.index_factory(x.shape[1], factory, faiss.METRIC_INNER_PRODUCT)
+    trained.train(x)
+    whole = _fill(faiss.clone_index(trained), x)
+    sharded = add_in_shards(trained, x, 700, _fill)
+    assert trained.ntotal == 0 and sharded.ntotal == whole.ntotal == len(x)
+    for index in (whole, sharded):
+        if faiss.try_extract_index_ivf(index) is not None:
+            faiss.extract_index_ivf(index).nprobe = 32
+    d_whole, i_whole = whole.search(x[:50], 10)
+    d_sharded, i_sharded = sharded.search(x[:50], 10)
+    assert (i_whole == i_sharded).all() and np.allclose(d_whole, d_sharded)
+
+
+@pytest.mark.gpu
+@pytest.mark.faiss_gpu
+def test_a_base_past_one_gpu_index_is_built_in_shards(tmp_path, monkeypatch):
+    import indexes.builder as builder
+
+    monkeypatch.setattr(builder, "GPU_SHARD_VALUES", 64 * 12_000)  # 12,000 rows of 64 numbers a shard
+    x = _clustered(50_000, dim=64)
+    facts = FaissIndexBuilder("IVF256,SQ8", use_gpu="yes").build(x, tmp_path / "g.faiss")
+    assert facts["built_on"] == "gpu" and facts["ntotal"] == len(x) and facts["recall_at_10"] >= 0.95
