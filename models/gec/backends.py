@@ -35,9 +35,10 @@ def _quire_identity(target, ctx) -> str:
 
 
 def _zh_ngram(target, ctx):
-    from models.gec.zh_ngram import ZhNgramGecScorer
+    from models.gec.base import BuiltOnFirstUse
+    from models.gec.zh_ngram import ZhNgramGecScorer, zh_ngram_identity
 
-    return ZhNgramGecScorer()
+    return BuiltOnFirstUse(ZhNgramGecScorer, zh_ngram_identity())
 
 
 def _zh_ngram_identity(target, ctx) -> str:

@@ -27,6 +27,24 @@ class GecScorer(Protocol):
     def score(self, texts: list[str]) -> list[tuple[float, dict]]: ...
 
 
+class BuiltOnFirstUse:
+    """A scorer built when it is first given texts to score. Its identity is known without building it, so a build
+    whose texts all come from the score cache never pays for it (the Chinese n-gram model takes about 4 s to build
+    from its corpus, a fixed cost of every small increment)."""
+
+    def __init__(self, build, model_id: str):
+        self._build = build
+        self._scorer: GecScorer | None = None
+        self.model_id = model_id
+
+    def score(self, texts: list[str]) -> list[tuple[float, dict]]:
+        if not texts:
+            return []
+        if self._scorer is None:
+            self._scorer = self._build()
+        return self._scorer.score(texts)
+
+
 # how GecJudge reads a question, part of the score cache's key: placeholders read as stand-in values
 READS = "placeholders-as-values-v1"
 

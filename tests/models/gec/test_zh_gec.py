@@ -153,3 +153,23 @@ def test_leave_source_out_v4_beats_v3_on_each_held_out_source(shared_data):
 def test_benchmark_skips_cleanly_without_the_data(tmp_path, capsys):
     assert _benchmark().main(["--data", str(tmp_path), "--backend", "length"]) == 0
     assert "skipped" in capsys.readouterr().out
+
+
+def test_the_chinese_scorer_is_built_only_when_it_is_given_texts(monkeypatch):
+    import models.gec.zh_ngram as zh_ngram
+    from models.gec.backends import BACKENDS
+
+    built = []
+    real = zh_ngram.ZhNgramGecScorer
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(zh_ngram, "ZhNgramGecScorer", counted)
+    backend = next(b for b in BACKENDS if b.name == "zh-ngram")
+    scorer = backend.load("", None)
+    assert scorer.model_id == backend.identity("", None) == real().model_id
+    assert scorer.score([]) == [] and built == []  # every text from the score cache: never built
+    first = scorer.score(["今天天气怎么样"])
+    assert len(built) == 1 and scorer.score(["今天天气怎么样"]) == first and len(built) == 1
