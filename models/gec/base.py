@@ -29,8 +29,8 @@ class GecScorer(Protocol):
 
 class BuiltOnFirstUse:
     """A scorer built when it is first given texts to score. Its identity is known without building it, so a build
-    whose texts all come from the score cache never pays for it (the Chinese n-gram model takes about 4 s to build
-    from its corpus, a fixed cost of every small increment)."""
+    whose texts all come from the score cache never pays for it (a small increment with no new Chinese question
+    never loads the Chinese n-gram models)."""
 
     def __init__(self, build, model_id: str):
         self._build = build
