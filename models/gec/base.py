@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from typing import Protocol
 
 from schemas.config import FilterConfig
@@ -35,13 +36,15 @@ class BuiltOnFirstUse:
     def __init__(self, build, model_id: str):
         self._build = build
         self._scorer: GecScorer | None = None
+        self._building = threading.Lock()  # a runner's threads may share the model: it is built once
         self.model_id = model_id
 
     def score(self, texts: list[str]) -> list[tuple[float, dict]]:
         if not texts:
             return []
-        if self._scorer is None:
-            self._scorer = self._build()
+        with self._building:
+            if self._scorer is None:
+                self._scorer = self._build()
         return self._scorer.score(texts)
 
 
