@@ -82,10 +82,8 @@ class E5PairJudge:
             return self.english.min_cosine(sp, probability)
         if not self.mix:
             return self.floor
-        # mixed: pair-lr must give the pair more than 0, which its floors (main and ``also``) decide
-        prm = self.english.params["zh"]
-        lr_floor = min(float(prm.get("floor", -1.0)), float(prm.get("also", {}).get("floor", prm.get("floor", -1.0))))
-        return max(self.floor, lr_floor)
+        # mixed: pair-lr must give the pair more than 0 (its floor, or its ``also`` regression's sure cosine)
+        return max(self.floor, self.english.min_cosine(sp, EPS))
 
     def second_evidence(self, sp: str, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return self.english.second_evidence(sp, a, b) if sp == "en" or self.mix else None

