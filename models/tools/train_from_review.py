@@ -1,7 +1,7 @@
 """Refit the judges' heads on a review file's decisions, on top of their packaged training, and measure the gain.
 
     qabase train-from-review --base BASE_DIR --review FILE [--version V] [--holdout 0.3] [--seed 0] [--weight 5]
-        [--anchor-weight 1] [--anchors 2000] [--sets DIR] [--json REPORT.json]
+        [--anchor-weight 1] [--anchors 2000] [--sets DIR] [--data DIR] [--json REPORT.json]
 
 The decisions become labels on the base's own texts (models.tools.review_labels): exclusions noted as non-answers
 and reviewers' answers label answers, time_sensitive decisions label questions, merges and splits label pairs.
@@ -9,7 +9,8 @@ A reviewer names mostly what is wrong, so the labels are one-sided; what the rev
 anchors: each published entry no decision names (a ``--anchors`` sample), its answer labelled an answer and its
 question labelled with its time-sensitivity flag, as the version judged them. Each head a decision labels in is
 fitted again on its packaged training set (the non-answer head: nonanswer_{dev,heldout,terse}.tsv; the
-time-sensitivity head: timesensitive_dev.tsv, in ``--sets``) plus the decisions' labels (each counted ``--weight``
+time-sensitivity head: the written files its ``trained_on`` names, in ``--sets``, and for Chinese the DQ
+sample's labelled tune questions of ``--data``) plus the decisions' labels (each counted ``--weight``
 times) and the anchors (``--anchor-weight``), in the embedding spaces the base was built with; its thresholds stay
 the packaged head's. A head of a language no decision labels in stays the packaged one, untouched.
 
@@ -42,7 +43,7 @@ from models.logistic import fit, params_digest
 from models.nonanswer import embedding as na
 from models.timesensitive import embedding as ts
 from models.tools.fitted import precision_recall_f1
-from models.tools.paths import add_sets_option, sets_dir
+from models.tools.paths import add_data_option, add_sets_option, sets_dir
 from models.tools.review_labels import (ANCHOR_LINE, KINDS, Label, anchors, base_texts, held_out_anchors,
                                         held_out_lines, labels_of)
 from schemas.errors import ConfigError, QabaseError
@@ -158,10 +159,27 @@ def nonanswer_gain(embedder, sets: Path, labels: list[Label], anchors: list[Labe
 
 # --- the time-sensitivity head ---------------------------------------------------------------------------------
 
-def timesensitive_training(sets: Path) -> list[tuple[str, str, int, str]]:
-    from models.tools.train_timesensitive import DEV_FILE, read_labelled
+def timesensitive_training(sets: Path, packaged: dict, data: Path | None = None
+                           ) -> tuple[list[tuple[str, str, int, str]], dict[str, list[str]]]:
+    """The rows each packaged head was fitted on (its ``trained_on``; timesensitive_dev.tsv for a head that names
+    none) and, per space, the sources read: the written files in ``sets``, and the DQ sample's labelled tune
+    questions for a head fitted on them, where the shared data holds them (else they are left out and the sources
+    say so: the refit then starts from less than the packaged head did)."""
+    from models.tools.train_timesensitive import DEV_FILE, REAL_SOURCE, read_labelled, real_rows
 
-    return read_labelled(sets / DEV_FILE)
+    named = {sp: list(packaged[sp].get("trained_on") or [DEV_FILE]) for sp in ts.SPACES}
+    files = dict.fromkeys(src for sp in ts.SPACES for src in named[sp] if src != REAL_SOURCE)
+    rows = [row for name in files for row in read_labelled(sets / name) if name in named[ts.space(row[0])]]
+    wanting = [sp for sp in ts.SPACES if REAL_SOURCE in named[sp]]
+    if wanting:
+        try:
+            real = real_rows(data, "tune")
+        except (FileNotFoundError, ConfigError) as exc:
+            named.update({sp: [*(s for s in named[sp] if s != REAL_SOURCE), f"not {REAL_SOURCE}: {exc}"]
+                          for sp in wanting})
+        else:
+            rows += [row for row in real if ts.space(row[0]) in wanting]
+    return rows, named
 
 
 def _ts_features(embedders: dict, sp: str, questions: list[str], langs: list[str]) -> np.ndarray:
@@ -171,9 +189,10 @@ def _ts_features(embedders: dict, sp: str, questions: list[str], langs: list[str
 
 
 def refit_timesensitive(packaged: dict, embedders: dict, base_rows: list, extra: Extra, cache: dict,
-                        every_space: bool = False) -> dict:
+                        every_space: bool = False, sources: dict | None = None) -> dict:
     """As :func:`refit_nonanswer`, for the time-sensitivity heads (thresholds and embedder names kept);
-    ``cache``: features by (space, question, language), shared between calls."""
+    ``cache``: features by (space, question, language), shared between calls; ``sources``: per space, what
+    ``base_rows`` were read from, recorded with "review" as a refit head's ``trained_on``."""
     from models.tools.train_timesensitive import L2
 
     out = json.loads(json.dumps(packaged))
@@ -192,6 +211,8 @@ def refit_timesensitive(packaged: dict, embedders: dict, base_rows: list, extra:
         y = np.array([r[2] for r in base] + [lab.label for lab in mine], dtype=float)
         w = np.concatenate([np.ones(len(base)), extra.weights[me]])
         out[sp] = {**out[sp], **fit(x, y, l2=L2, sample_weights=w)}
+        if sources:
+            out[sp]["trained_on"] = [*sources[sp], "review"]
     return out
 
 
@@ -203,10 +224,11 @@ def timesensitive_flags(embedders: dict, params: dict, labels: list[Label]) -> l
 
 def timesensitive_gain(embedders: dict, sets: Path, labels: list[Label], anchors: list[Label], held: frozenset[int],
                        held_anchors: frozenset[int], weight: float, anchor_weight: float,
-                       packaged: dict | None = None) -> tuple[dict, dict]:
-    """As :func:`nonanswer_gain`, for the time-sensitivity heads."""
+                       packaged: dict | None = None, data: Path | None = None) -> tuple[dict, dict]:
+    """As :func:`nonanswer_gain`, for the time-sensitivity heads; a refit head's ``trained_on`` names the packaged
+    rows it started from (:func:`timesensitive_training`)."""
     packaged = packaged or ts.load_params()
-    rows = timesensitive_training(sets)
+    rows, sources = timesensitive_training(sets, packaged, data)
     cache: dict = {}
     extra = Extra.of(labels, weight, anchors, anchor_weight)
     fit_mask, test, test_anchors = _split(labels, anchors, held, held_anchors)
@@ -217,7 +239,7 @@ def timesensitive_gain(embedders: dict, sets: Path, labels: list[Label], anchors
                      extra.labels)), cache, every_space=True),
                  "refit_with_review": refit_timesensitive(packaged, embedders, rows, extra.take(fit_mask), cache)}
         table = _table(lambda p, labs: timesensitive_flags(embedders, p, labs), heads, test, test_anchors)
-    return refit_timesensitive(packaged, embedders, rows, extra, cache), table
+    return refit_timesensitive(packaged, embedders, rows, extra, cache, sources=sources), table
 
 
 # --- the command -------------------------------------------------------------------------------------------------
@@ -237,10 +259,11 @@ def write_head(folder: Path, kind: str, params: dict) -> Path:
 def learn(base: str, review_path: Path, version: str | None = None, holdout: float = DEFAULT_HOLDOUT, seed: int = 0,
           weight: float = DEFAULT_WEIGHT, anchor_weight: float = DEFAULT_ANCHOR_WEIGHT,
           anchor_limit: int = DEFAULT_ANCHORS, sets: Path | None = None, embedders: dict | None = None,
-          packaged: dict | None = None) -> dict:
+          packaged: dict | None = None, data: Path | None = None) -> dict:
     """Refit the heads on the review's labels and the anchors and write them beside the base; the report (also
     written). ``embedders``: {"embedder", "en", "zh"} already loaded (default: the base's config's, loaded here);
-    ``packaged``: {"non_answer": params, "time_sensitive": params}, the heads refitted (default: the packaged)."""
+    ``packaged``: {"non_answer": params, "time_sensitive": params}, the heads refitted (default: the packaged);
+    ``data``: the shared data folder, for the real rows a packaged head was also fitted on (default: found)."""
     from schemas import layout
     from schemas.review import load_review
 
@@ -277,7 +300,7 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
     gains = {"non_answer": lambda *a: nonanswer_gain(embedders["embedder"], sets, *a, weight, anchor_weight,
                                                      packaged.get("non_answer")),
              "time_sensitive": lambda *a: timesensitive_gain(spaces, sets, *a, weight, anchor_weight,
-                                                             packaged.get("time_sensitive"))}
+                                                             packaged.get("time_sensitive"), data)}
     for kind in KINDS:
         mine = labels.of(kind)
         mine_anchors = [lab for lab in stood if lab.kind == kind]
@@ -289,7 +312,9 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
         params, table = gains[kind](mine, mine_anchors, held, held_anchors)
         report["held_out"][kind] = table
         path = write_head(learned, kind, params)
-        report["heads"][kind] = {"file": str(path), "config": f"{CONFIG_KEYS[kind]}: embedding:{path}"}
+        report["heads"][kind] = {"file": str(path), "config": f"{CONFIG_KEYS[kind]}: embedding:{path}",
+                                 "trained_on": sorted({src for head in params.values() if isinstance(head, dict)
+                                                       for src in head.get("trained_on", ())})}
     out = learned / f"review-{review.sha256[:12]}.json"
     out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     report["report"] = str(out)
@@ -339,6 +364,8 @@ def render(report: dict) -> str:
     if report["heads"]:
         lines += ["", "refit heads (fitted on every decision and anchor), for the build's config:"]
         lines += [f"  {h['config']}" for h in report["heads"].values()]
+        lines += [f"  warning: {kind}'s refit started from less than its packaged head: {src}"
+                  for kind, h in report["heads"].items() for src in h.get("trained_on", ()) if src.startswith("not ")]
     lines.append(f"report -> {report['report']}")
     return "\n".join(lines)
 
@@ -361,6 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--anchors", type=int, default=DEFAULT_ANCHORS,
                     help="at most this many published entries are sampled for anchors")
     add_sets_option(ap)
+    add_data_option(ap, "holds dq_base/: the Chinese time-sensitivity head was also fitted on its labelled tune split")
     ap.add_argument("--json", type=Path, metavar="REPORT.json", help="also write the report here")
     return ap
 
@@ -372,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(False, False)
     try:
         report = learn(args.base, args.review, args.version, args.holdout, args.seed, args.weight,
-                       args.anchor_weight, args.anchors, args.sets)
+                       args.anchor_weight, args.anchors, args.sets, data=args.data)
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

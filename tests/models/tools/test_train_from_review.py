@@ -215,3 +215,39 @@ def test_a_bad_review_file_is_one_error_line(shared_fake_base, tmp_path, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: review: ") and "gives no label" in err[0]
     assert not (base / "learned").exists()
+
+
+def test_a_refit_starts_from_what_the_packaged_head_was_trained_on(base_and_review, tmp_path):
+    sets, embedders, packaged = _fake_world(tmp_path / "w")
+    (sets / train_timesensitive.REAL_STYLE_FILE).write_text(
+        "lang\tlabel\tkind\tquestion\nzh\t1\tprice\t金价今天多少\nzh\t0\tfixed_fact\t泰山海拔多少米\n", encoding="utf-8")
+    names = (train_timesensitive.DEV_FILE, train_timesensitive.REAL_STYLE_FILE)
+    packaged["time_sensitive"]["en"]["trained_on"] = [names[0]]
+    packaged["time_sensitive"]["zh"]["trained_on"] = [*names, train_timesensitive.REAL_SOURCE]
+    absent = tmp_path / "no-shared-data"
+    rows, sources = tfr.timesensitive_training(sets, packaged["time_sensitive"], absent)
+    assert len(rows) == len(TS_ROWS) + 2 and sources["en"] == [names[0]] and sources["zh"][:2] == list(names)
+    assert sources["zh"][2].startswith(f"not {train_timesensitive.REAL_SOURCE}: ") and len(sources["zh"]) == 3
+    # each head's own files only: the English head was not fitted on the real-style file
+    (sets / train_timesensitive.REAL_STYLE_FILE).write_text(
+        "lang\tlabel\tkind\tquestion\nen\t1\tprice\tgold price today\n", encoding="utf-8")
+    assert len(tfr.timesensitive_training(sets, packaged["time_sensitive"], absent)[0]) == len(TS_ROWS)
+    # an older head that names nothing starts from the dev file alone
+    assert tfr.timesensitive_training(sets, {"en": {}, "zh": {}}, absent)[1] == {"en": [names[0]], "zh": [names[0]]}
+    # the refit head says what it started from, and the command's summary warns of what was missing
+    base, review = base_and_review
+    out = tfr.learn(str(base), review, sets=sets, embedders=embedders, packaged=packaged, data=absent, holdout=0.0)
+    head = json.loads(open(out["heads"]["time_sensitive"]["file"]).read())
+    assert head["en"]["trained_on"] == [names[0], "review"]
+    assert head["zh"]["trained_on"][:2] == list(names) and head["zh"]["trained_on"][-1] == "review"
+    assert "warning: time_sensitive's refit started from less than its packaged head: not " in tfr.render(out)
+
+
+def test_the_packaged_chinese_time_head_learned_real_questions_apart_from_the_report_split(shared_data):
+    import models.timesensitive.embedding as ts
+
+    trained = {sp: ts.load_params()[sp]["trained_on"] for sp in ts.SPACES}
+    assert train_timesensitive.REAL_SOURCE in trained["zh"] and train_timesensitive.REAL_SOURCE not in trained["en"]
+    tune = train_timesensitive.real_rows(shared_data, "tune")
+    report = train_timesensitive.real_rows(shared_data, "report")
+    assert len(tune) > 1000 and len(report) > 300 and not {r[1] for r in tune} & {r[1] for r in report}
