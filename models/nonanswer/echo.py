@@ -5,8 +5,9 @@ it takes").
 
 Features, not a model: how much of the answer is the question's own words (characters in Chinese), what the
 rest is made of (heading words such as 方法 / 注意事项 / tips / guide; vague words such as 一定 / 需要 / certain /
-amount), whether it has a sentence end, and its length. An answer with a figure the question did not have is
-never an echo.
+amount), whether it has a sentence end, and its length. An answer that names something the question did not (a
+figure, a quoted span, a word in Latin letters) or fills its asking word ("杨超越是一线明星" to "杨超越是几线明星")
+is never an echo: real chatbots answer terse questions in exactly their words.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 
 from models.nonanswer.plain import CLAUSE
-from models.nonanswer.tokens import has_figure, stems
+from models.nonanswer.tokens import has_figure, new_figures, stems
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -34,7 +35,20 @@ _SENTENCE_END = re.compile(r"[。！？!?；;，,]|\.(\s|$)")
 # a yes-or-no or a choice question: an answer made of its own words picks ("猫更适合上班族" to "猫和狗哪个更适合
 # 上班族"), it does not restate
 _PICKS_FROM_QUESTION = re.compile(r"(吗|么|是不是|能不能|可不可以|有没有)[？?]?\s*$|哪个|哪种|哪一|哪家|哪里|哪儿|还是|谁"
+                                  r"|([\u4e00-\u9fff])不\2|有没有|吗[？?，,。！!\s]"  # 明天是不是七夕节, …吗？请说明理由
                                   r"|^\s*(is|are|can|do|does|did|will|should|was|were)\b|\b(which|or|who|where)\b", re.I)
+
+# The asking word of a question whose answer, said in the question's own words, fills it: a figure for 几 / 多少
+# ("2022年有365天", "杨超越是一线明星"), a name or any new word for 谁 / 哪 ("连胜被Uzi终结")
+_ASKING_ZH = re.compile(r"几|多少|谁|哪[个位家种里儿一年天]?")
+_NUMERAL = re.compile(r"[\d一二两三四五六七八九十百千万亿半]")
+_PARTICLES = re.compile(r"[了吗呢呀啊吧？?！!。，,\s]+$")
+# a span in quotation marks: "粉丝名是“少年团粉”" names something; it is new unless the question holds it whole
+_QUOTED = re.compile(r"[\"“「『《']([^\"”」』》']{1,40})[\"”」』》']")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")
+
+# what takes a side in an answer to a yes-or-no question, beyond the question's own words
+_STANCE_ZH = re.compile(r"[不没非否]|可以|应该|应当|适合")
 
 _YES_NO_ANSWER = re.compile(r"^\s*(yes|no|yeah|nope|是的?|对|不是|可以|不可以|能|不能|会|不会|要|不要|需要|不需要|有|没有)"
                             r"(?:[，,。.!！\s]|$)", re.I)
@@ -60,6 +74,40 @@ _CONNECTOR_EN = re.compile(r"\b(is|are|because|means|depends on|equals)\b", re.I
 def picks_from_question(question: str) -> bool:
     """Is it a yes-or-no or a choice question (so that an answer in its own words picks, not restates)?"""
     return bool(_PICKS_FROM_QUESTION.search(question))
+
+
+def fills_the_slot(question: str, answer: str) -> bool:
+    """Does a Chinese answer say the question again with its asking word filled? The two characters before the
+    asking word, then what fills it, then the first character after it ("被谁终结了" -> "被Uzi终结")."""
+    q = _PARTICLES.sub("", question)
+    for m in _ASKING_ZH.finditer(q):
+        left, right = q[max(0, m.start() - 2):m.start()], q[m.end():m.end() + 1]
+        start = answer.find(left) if left else 0
+        while start >= 0:
+            begin = start + len(left)
+            end = answer.find(right, begin) if right else min(len(answer), begin + 12)
+            filler = answer[begin:end] if end > begin else ""
+            if filler and len(filler) <= 12 and not _ASKING_ZH.search(filler):
+                wanted = _NUMERAL if m.group().startswith(("几", "多少")) else None
+                if (wanted.search(filler) if wanted else stems(filler) - stems(question)):
+                    return True
+            start = answer.find(left, start + 1) if left else -1
+    return False
+
+
+def names_something_new(question: str, answer: str, lang: str) -> bool:
+    """A figure or a quoted span the question does not have ("八月有31天", "粉丝名是“少年团粉”"), or in a Chinese
+    answer a word in Latin letters ("被Uzi终结"). An echo of the question names nothing."""
+    asked = question.lower()
+    return bool(new_figures(question, answer)
+                or any(span.strip() and span.strip().lower() not in asked for span in _QUOTED.findall(answer))
+                or (_key(lang) == "zh" and any(w.lower() not in asked for w in _LATIN_WORD.findall(answer))))
+
+
+def answers_in_its_words(question: str, answer: str, lang: str) -> bool:
+    """The answer uses the question's words to say something: it names something new, or (Chinese) fills the
+    question's asking word. Neither a restatement nor a tautology, however much of the question it repeats."""
+    return names_something_new(question, answer, lang) or (_key(lang) == "zh" and fills_the_slot(question, answer))
 
 
 def _key(lang: str) -> str:
@@ -102,6 +150,8 @@ def restatement(question: str, answer: str, lang: str) -> bool:
     of it the question's words and the rest heading words ("…及注意事项", "Tips for …")."""
     key = _key(lang)
     text = answer.strip()
+    if answers_in_its_words(question, text, lang):
+        return False
     colon = re.search("[:：]", text)
     head, tail = (text[:colon.start()], text[colon.end():]) if colon else (text, "")
     if tail.strip() and (key == "zh" or _heading_cover_en(tail, "") < 1.0):
@@ -116,6 +166,10 @@ def restatement(question: str, answer: str, lang: str) -> bool:
         return False
     if not stems(head) - stems(question) and picks_from_question(question):
         return False  # "孕妇能吃螃蟹" to "孕妇能吃螃蟹吗" says yes
+    if key == "zh" and picks_from_question(question):
+        new = "".join(ch for ch in head if _CJK.fullmatch(ch) and ch not in question and ch not in _TOPIC_GLUE_ZH)
+        if not new or _STANCE_ZH.search(new):
+            return False  # "李白是中国人" to "李白是外国人吗", "未成年人不建议吃…" to "…可以吃吗": it picks
     cover = _heading_cover_zh(head, question) if key == "zh" else _heading_cover_en(text, question)
     return cover >= 0.5
 
@@ -137,15 +191,16 @@ def _only_the_question(question: str, answer: str, key: str) -> bool:
     """A sentence of four or more content words, all of them the question's or vague ones ("You need the skills
     required to run a marathon."), to a question that is neither a yes-or-no nor a choice one."""
     said = stems(answer)
+    picks = picks_from_question(question) and _informative(said & stems(question), key)  # in the question's words
     return (len(said) >= 4 and not _informative(said - stems(question), key)
-            and not picks_from_question(question) and not _YES_NO_ANSWER.search(answer))
+            and not picks and not _YES_NO_ANSWER.search(answer))
 
 
 def tautology(question: str, answer: str, lang: str) -> bool:
     """It says again what was already said: "A 就是 A", "A because A"; a vague answer whose other words all
     come from the question ("考研有一定的难度，需要一定的努力"); or a vague clause, then one that repeats it."""
     key = _key(lang)
-    if has_figure(answer):
+    if has_figure(answer) or answers_in_its_words(question, answer, lang):
         return False
     asked = stems(question)
     if len(_informative(stems(answer) - asked, key)) > _AT_MOST_NEW[key]:

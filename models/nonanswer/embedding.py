@@ -23,7 +23,7 @@ import numpy as np
 
 from models.logistic import params_digest, read_params
 from models.nonanswer.base import score_answers
-from models.nonanswer.rules import RuleNonAnswer
+from models.nonanswer.rules import RULES_VERSION, RuleNonAnswer
 from models.nonanswer.tokens import new_specifics, new_tokens
 from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
@@ -67,7 +67,7 @@ def load_params(path: str | Path | None = None) -> dict:
 
 
 def nonanswer_identity(params: dict, embedder_id: str) -> str:
-    return f"nonanswer-embedding-lr-v2@{params_digest(params)}[{embedder_id}]"
+    return f"nonanswer-embedding-lr-{RULES_VERSION}@{params_digest(params)}[{embedder_id}]"
 
 
 SPACES = ("en", "zh")

@@ -84,10 +84,15 @@ def _restates(question: str, answer: str, lang: str) -> bool:
         return False  # it states a figure the question did not
     if echo.picks_from_question(question):
         return False  # "猫更适合上班族" to "猫和狗哪个更适合上班族" picks one
+    if echo.answers_in_its_words(question, answer, lang):
+        return False
     qa, aa = content_tokens(question), content_tokens(answer)
     new = aa - qa
     return bool(aa) and not new and len(aa & qa) >= max(1, len(qa) // 2)
 
+
+# part of every non-answer judge's identity that applies these rules (cached verdicts of other rules are not reused)
+RULES_VERSION = "v3"
 
 # (reason, test) in the order tried: each precise enough on its own to flag whatever the head says
 SURE_FAMILIES = (
@@ -111,7 +116,7 @@ def sure_family(question: str, answer: str, lang: str) -> str:
 class RuleNonAnswer:
     """The pattern rules as a :class:`models.nonanswer.base.NonAnswerDetector` (``non_answer.model: rules``)."""
 
-    model_id = "nonanswer-rules-v2"
+    model_id = f"nonanswer-rules-{RULES_VERSION}"
     threshold = 0.5
 
     def judgement(self, question: str, answer: str, lang: str) -> Judgement:

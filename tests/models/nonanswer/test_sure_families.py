@@ -43,6 +43,7 @@ NON_ANSWERS = {
         ("zh", "什么是成功", "成功就是获得成功。"),
         ("en", "how long does it take to learn chess", "It takes as long as it takes to learn."),
         ("en", "why is this song catchy", "The song is catchy because it is a catchy song."),
+        ("zh", "孩子要不要学奥数", "这要看具体情况。"),  # a yes-or-no question, answered in no words of it
     ],
 }
 
@@ -64,6 +65,15 @@ ANSWERS = [
     ("zh", "湿疹是什么原因", "病因尚不清楚，可能与遗传和免疫有关。"),
     ("zh", "猫和狗哪个更适合上班族", "猫更适合上班族"),  # picks from the question's words
     ("en", "which is healthier, tea or coffee", "Tea is healthier than coffee"),
+    # the question said again with its asking word filled, or something new named in its words
+    ("zh", "一年有多少个星期", "一年有52个星期"),
+    ("zh", "这位歌手是几线艺人", "这位歌手是二线艺人"),
+    ("zh", "那届比赛的冠军被谁拿走了", "那届比赛的冠军被Faker拿走了"),
+    ("zh", "这个乐队的粉丝叫什么", "这个乐队的粉丝叫“乐迷团”"),
+    # a yes-or-no question answered in its own words, with a side taken
+    ("zh", "下周一是不是端午节", "下周一是端午节"),
+    ("zh", "鲸鱼是鱼类吗", "鲸鱼是哺乳类"),
+    ("zh", "孕妇可以喝咖啡吗", "孕妇不建议喝咖啡"),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
