@@ -36,7 +36,8 @@ _SENTENCE_END = re.compile(r"[。！？!?；;，,]|\.(\s|$)")
 # 上班族"), it does not restate
 _PICKS_FROM_QUESTION = re.compile(r"(吗|么|是不是|能不能|可不可以|有没有)[？?]?\s*$|哪个|哪种|哪一|哪家|哪里|哪儿|还是|谁"
                                   r"|([\u4e00-\u9fff])不\2|有没有|吗[？?，,。！!\s]"  # 明天是不是七夕节, …吗？请说明理由
-                                  r"|^\s*(is|are|can|do|does|did|will|should|was|were)\b|\b(which|or|who|where)\b", re.I)
+                                  r"|^\s*(is|are|can|do|does|did|will|should|was|were)\b"
+                                  r"|\b(which|or|who|where)\b", re.I)
 
 # The asking word of a question whose answer, said in the question's own words, fills it: a figure for 几 / 多少
 # ("2022年有365天", "杨超越是一线明星"), a name or any new word for 谁 / 哪 ("连胜被Uzi终结")
