@@ -197,10 +197,38 @@ def _only_the_question(question: str, answer: str, key: str) -> bool:
             and not picks and not _YES_NO_ANSWER.search(answer))
 
 
+# "544024是一个数字或整数" to "544024什么意思": a figure asked about, called a figure
+_WHAT_IS = {"zh": re.compile(r"^\s*(?P<x>\S+?)\s*(是什么意思|什么意思|是啥意思|啥意思|是什么|是啥|代表什么|指什么)"
+                             r"[？?。!！\s]*$"),
+            "en": re.compile(r"^\s*what\s+(does|is)\s+(?P<x>\S+?)\s*(mean|stand for)?\s*[?.!]*\s*$", re.I)}
+_FIGURE_ONLY = re.compile(r"^[\d.,:/+-]+$")
+_NUMBER_KINDS = {"zh": re.compile(r"(数字|整数|自然数|正整数|浮点数|小数|数|编号|序列号|号码|代码|数值)"),
+                 "en": re.compile(r"\b(number|integer|digit|numeral|float|decimal|code|sequence|value)s?\b", re.I)}
+_NUMBER_GLUE = {"zh": re.compile(r"是|一个|一种|一串|个|或者|或|和|、|，|,|。|具体(含义|意思)?取决于(上下文|语境)|\s"),
+                "en": re.compile(r"\b(is|it's|it|a|an|or|and|just|simply|some|kind|of|the)\b|[,.!\s]", re.I)}
+
+
+def calls_a_figure_a_figure(question: str, answer: str, lang: str) -> bool:
+    """A question about what a bare figure means, answered that it is a number (and nothing else)."""
+    key = _key(lang)
+    m = _WHAT_IS[key].match(question)
+    if not m or not _FIGURE_ONLY.match(m.group("x")):
+        return False
+    x = m.group("x")
+    rest = answer.strip()
+    if not rest.lower().startswith(x.lower()):
+        return False
+    rest = _NUMBER_GLUE[key].sub(" ", _NUMBER_KINDS[key].sub(" ", rest[len(x):]))
+    return bool(_NUMBER_KINDS[key].search(answer[len(x):])) and not rest.strip()
+
+
 def tautology(question: str, answer: str, lang: str) -> bool:
     """It says again what was already said: "A 就是 A", "A because A"; a vague answer whose other words all
-    come from the question ("考研有一定的难度，需要一定的努力"); or a vague clause, then one that repeats it."""
+    come from the question ("考研有一定的难度，需要一定的努力"); a vague clause, then one that repeats it; or a
+    figure asked about, called a figure ("12306是一个整数")."""
     key = _key(lang)
+    if calls_a_figure_a_figure(question, answer, lang):
+        return True
     if has_figure(answer) or answers_in_its_words(question, answer, lang):
         return False
     asked = stems(question)

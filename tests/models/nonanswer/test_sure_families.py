@@ -44,6 +44,8 @@ NON_ANSWERS = {
         ("en", "how long does it take to learn chess", "It takes as long as it takes to learn."),
         ("en", "why is this song catchy", "The song is catchy because it is a catchy song."),
         ("zh", "孩子要不要学奥数", "这要看具体情况。"),  # a yes-or-no question, answered in no words of it
+        ("zh", "85741是什么意思", "85741是一个整数或数字"),  # a figure asked about, called a figure
+        ("en", "what does 8675309 mean", "8675309 is a number."),
     ],
 }
 
@@ -74,6 +76,10 @@ ANSWERS = [
     ("zh", "下周一是不是端午节", "下周一是端午节"),
     ("zh", "鲸鱼是鱼类吗", "鲸鱼是哺乳类"),
     ("zh", "孕妇可以喝咖啡吗", "孕妇不建议喝咖啡"),
+    # what a figure stands for, said of a figure
+    ("zh", "520是什么意思", "520是“我爱你”的谐音"),
+    ("zh", "110是什么", "110是报警电话号码"),
+    ("en", "what does 143 mean", "143 means I love you."),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
