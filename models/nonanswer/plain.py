@@ -119,6 +119,13 @@ _META_ANNOUNCE = {
         r"\s*[.!:]?\s*$", re.I),
 }
 
+# an answer that reports what an answer would do, with no subject: "提供了具体的年龄", "列举了多个由…组成的词语",
+# "Listed the top ten phones." (a summary of an answer written in its place)
+_META_REPORT = {
+    "zh": re.compile(r"^\s*(?:已经?)?(?:提供|列举|列出|给出|罗列|整理)了"),
+    "en": re.compile(r"^\s*(?:provided|listed|gave|compiled)\s+(?:a|an|the|some|several|many|\w+'s)\b", re.I),
+}
+
 
 def _key(lang: str) -> str:
     return "zh" if lang in ("zh", "mixed") else "en"
@@ -183,8 +190,11 @@ def deferral(question: str, answer: str, lang: str) -> bool:
 
 
 def meta(question: str, answer: str, lang: str) -> bool:
-    """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:")."""
+    """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:"), or reports what
+    one would hold ("提供了具体的年龄")."""
     key = _key(lang)
+    if _META_REPORT[key].match(answer):
+        return True
     if has_figure(answer):
         return False
     if _META_ANNOUNCE[key].match(answer):

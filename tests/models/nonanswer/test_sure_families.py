@@ -30,6 +30,9 @@ NON_ANSWERS = {
         ("zh", "什么是区块链", "以下是关于区块链的介绍："),
         ("en", "what is photosynthesis", "Here is an overview of photosynthesis:"),
         ("en", "how do you pronounce gnocchi", "Provide the pronunciation of the word."),
+        ("zh", "这部剧有多少集", "提供了这部剧的具体集数"),  # reports what an answer would hold
+        ("zh", "十大城市排名", "列出了中国排名前十的城市及其特点"),
+        ("en", "top ten laptops", "Listed the top ten laptops and their specs."),
     ],
     "restatement": [
         ("zh", "阿司匹林的副作用", "阿司匹林的副作用及注意事项"),
@@ -81,6 +84,8 @@ ANSWERS = [
     ("zh", "110是什么", "110是报警电话号码"),
     ("en", "what does 143 mean", "143 means I love you."),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
+    ("zh", "办护照需要什么", "需要提供了身份证和照片才能办理"),
+    ("en", "who wrote the report", "The ministry provided the report in 2021."),
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
     ("en", "when will the stadium renovation finish",
