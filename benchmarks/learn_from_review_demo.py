@@ -3,13 +3,13 @@ the next build changes (docs/guides/learning-from-review.md).
 
     python benchmarks/learn_from_review_demo.py [--data DIR] [--work /tmp/qabase-learn-demo] [--json OUT.json]
 
-1. builds a base from the 400 hand-labelled lines of the DQ sample's ``tune`` split (``dq_base/dq_base_sample.jsonl``,
+1. builds a base from the hand-labelled lines of the DQ sample's ``tune`` split (``dq_base/dq_base_sample.jsonl``,
    a Chinese short-video app's chatbot; models.tools.dq_labels) with the packaged judges;
 2. ``qabase train-from-review`` with docs/examples/review-learn-demo.jsonl (written on that base): the gain on the
    held-out decisions and anchors;
 3. the packaged and the refit judges on the labels' ``report`` split, 391 other answers of the same chatbot that
    neither the base nor the review holds (are real answers now flagged?);
-4. the next day: the report split's 400 lines arrive as new logs; builds the base with them and the review file,
+4. the next day: the report split's lines arrive as new logs; builds the base with them and the review file,
    once with the packaged heads and once with the refit ones, and lists what the heads changed between the two:
    entries that left or joined the base (with their hand labels: a non-answer or an answer), and
    time-sensitivity flags.
@@ -36,9 +36,9 @@ REVIEW = ROOT / "docs" / "examples" / "review-learn-demo.jsonl"
 def _build(logs: list[Path], base: Path, *sets: str) -> dict:
     from models.config_check import load_config
     from pipelines.build import run_build
+    from schemas.config import set_overrides
 
-    overrides = dict(s.split("=", 1) for s in sets)
-    return run_build([str(p) for p in logs], base, load_config(None, overrides)).manifest
+    return run_build([str(p) for p in logs], base, load_config(None, set_overrides(list(sets)))).manifest
 
 
 def _questions(base: Path, version: str) -> dict[str, dict]:
@@ -132,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         print("  " + name + ": " + "; ".join(f"{kind} P/R/F1 {f['precision']:.3f}/{f['recall']:.3f}/{f['f1']:.3f}"
                                           f" (flagged of {f['n']})" for kind, f in figures.items()))
     reviewed = _build([logs, next_day], base, f"review.file={REVIEW}")
-    refit = _build([logs, next_day], base, f"review.file={REVIEW}", f"non_answer.model=embedding:{heads['non_answer']}",
-                   f"time_sensitive.model=embedding:{heads['time_sensitive']}")
+    # the settings the command printed: each refit head, and the answer-match gate matched to the refit scores
+    settings = [line.replace(": ", "=", 1) for h in learned["heads"].values() for line in h["settings"]]
+    refit = _build([logs, next_day], base, f"review.file={REVIEW}", *settings)
     hand = {normalize_key(r["question"]): r for r in load(data)}
     change = changed_entries(_questions(base, reviewed["version"]), _questions(base, refit["version"]), hand)
     print(f"\nthe next day's build ({refit['version']}: the report split's lines added, the review file, the refit "

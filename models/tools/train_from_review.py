@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from models.answermatch.config import AnswerMatchConfig
 from models.logistic import fit, params_digest
 from models.nonanswer import embedding as na
 from models.timesensitive import embedding as ts
@@ -134,6 +135,26 @@ def nonanswer_flags(embedder, params: dict, labels: list[Label]) -> list[bool]:
     return [bool(reason) for _, reason in judged]
 
 
+def matched_gate(packaged: dict, refit: dict, x: np.ndarray, langs: list[str], gate: float) -> float:
+    """The score from which the refit heads send an answer of ``x`` (features of the base's own answers) to
+    answer_match as often as the packaged heads do from ``gate`` (answer_match.ask_above). Fitted on a chatbot's
+    own answers, a head scores most of them far lower than the packaged one did: under the unchanged gate the
+    costly judge would stop being asked about them, and a refit that flags more would let more through."""
+    def probabilities(params: dict) -> np.ndarray:
+        out = np.zeros(len(x))
+        for sp in na.SPACES:
+            m = np.array([na.space(lg) == sp for lg in langs], dtype=bool)
+            if m.any():
+                out[m] = na.apply_logistic(params.get(sp, params), x[m])
+        return out
+
+    asked = int((probabilities(packaged) >= gate).sum())
+    if not len(x) or not asked:
+        return gate
+    after = np.sort(probabilities(refit))[::-1]
+    return float(np.floor(min(gate, after[asked - 1]) * 1e6) / 1e6)
+
+
 def nonanswer_gain(embedder, sets: Path, labels: list[Label], anchors: list[Label], held: frozenset[int],
                    held_anchors: frozenset[int], weight: float, anchor_weight: float,
                    packaged: dict | None = None) -> tuple[dict, dict]:
@@ -154,7 +175,11 @@ def nonanswer_gain(embedder, sets: Path, labels: list[Label], anchors: list[Labe
                  "refit_with_review": refit_nonanswer(packaged, x_base, rows, x_extra[np.asarray(fit_mask)],
                                                       extra.take(fit_mask))}
         table = _table(lambda p, labs: nonanswer_flags(embedder, p, labs), heads, test, test_anchors)
-    return refit_nonanswer(packaged, x_base, rows, x_extra, extra), table
+    refit = refit_nonanswer(packaged, x_base, rows, x_extra, extra)
+    own = [i for i, lab in enumerate(extra.labels) if lab.line == ANCHOR_LINE] or list(range(len(extra.labels)))
+    refit["ask_above"] = matched_gate(packaged, refit, x_extra[own], [extra.labels[i].lang for i in own],
+                                      AnswerMatchConfig.ask_above)
+    return refit, table
 
 
 # --- the time-sensitivity head ---------------------------------------------------------------------------------
@@ -312,7 +337,9 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
         params, table = gains[kind](mine, mine_anchors, held, held_anchors)
         report["held_out"][kind] = table
         path = write_head(learned, kind, params)
-        report["heads"][kind] = {"file": str(path), "config": f"{CONFIG_KEYS[kind]}: embedding:{path}",
+        settings = [f"{CONFIG_KEYS[kind]}: embedding:{path}"] + (
+            [f"answer_match.ask_above: {params['ask_above']:g}"] if "ask_above" in params else [])
+        report["heads"][kind] = {"file": str(path), "config": settings[0], "settings": settings,
                                  "trained_on": sorted({src for head in params.values() if isinstance(head, dict)
                                                        for src in head.get("trained_on", ())})}
     out = learned / f"review-{review.sha256[:12]}.json"
@@ -363,7 +390,7 @@ def render(report: dict) -> str:
         lines += ["", "paraphrase: merges and splits refit nothing (the build applies them to the questions named)"]
     if report["heads"]:
         lines += ["", "refit heads (fitted on every decision and anchor), for the build's config:"]
-        lines += [f"  {h['config']}" for h in report["heads"].values()]
+        lines += [f"  {line}" for h in report["heads"].values() for line in h.get("settings", [h["config"]])]
         lines += [f"  warning: {kind}'s refit started from less than its packaged head: {src}"
                   for kind, h in report["heads"].items() for src in h.get("trained_on", ()) if src.startswith("not ")]
     lines.append(f"report -> {report['report']}")

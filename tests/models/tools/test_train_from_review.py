@@ -149,6 +149,10 @@ def test_refit_is_deterministic_versioned_and_measured(base_and_review, tmp_path
     assert first["labels"]["paraphrase"]["labels"] == 1 and "paraphrase" not in first["heads"]
     report = json.loads((base / "learned" / f"review-{first['review']['sha256'][:12]}.json").read_text())
     assert report["heads"] == first["heads"]
+    # the answer-match gate to build with, matched to the refit head's scores, is among the settings printed
+    gate = first["heads"]["non_answer"]["settings"][1]
+    assert gate == f"answer_match.ask_above: {na['ask_above']:g}" and 0 <= na["ask_above"] <= 0.03
+    assert gate in tfr.render(first)
 
 
 def test_the_held_out_table_counts_anchors_judged_otherwise():
@@ -251,3 +255,19 @@ def test_the_packaged_chinese_time_head_learned_real_questions_apart_from_the_re
     tune = train_timesensitive.real_rows(shared_data, "tune")
     report = train_timesensitive.real_rows(shared_data, "report")
     assert len(tune) > 1000 and len(report) > 300 and not {r[1] for r in tune} & {r[1] for r in report}
+
+
+def test_the_answer_match_gate_follows_the_refit_heads_scores():
+    # a refit that scores the base's answers ten times lower asks answer_match of as many at a tenth of the gate
+    x = np.linspace(-3, 3, 200)[:, None]
+    packaged = {sp: {"mean": [0.0], "scale": [1.0], "weights": [1.0], "bias": 0.0} for sp in ("en", "zh")}
+    lower = {sp: dict(head, bias=-np.log(10.0)) for sp, head in packaged.items()}
+    langs = ["zh"] * 100 + ["en"] * 100
+    gate = 0.5
+    asked = int((1 / (1 + np.exp(-x[:, 0])) >= gate).sum())
+    matched = tfr.matched_gate(packaged, lower, x, langs, gate)
+    assert matched < gate / 5
+    after = 1 / (1 + np.exp(-(x[:, 0] - np.log(10.0))))
+    assert int((after >= matched).sum()) == asked
+    assert tfr.matched_gate(packaged, packaged, x, langs, gate) == gate  # the same heads, the same gate
+    assert tfr.matched_gate(packaged, lower, x[:0], [], gate) == gate
