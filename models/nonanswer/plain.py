@@ -126,6 +126,8 @@ _META_REPORT = {
     "en": re.compile(r"^\s*(?:provided|listed|gave|compiled)\s+(?:a|an|the|some|several|many|\w+'s)\b", re.I),
 }
 
+_THEN_CONTENT = re.compile(r"[:：]\s*\S")  # "整理了以下几点：…": the report, then the answer itself
+
 
 def _key(lang: str) -> str:
     return "zh" if lang in ("zh", "mixed") else "en"
@@ -193,7 +195,7 @@ def meta(question: str, answer: str, lang: str) -> bool:
     """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:"), or reports what
     one would hold ("提供了具体的年龄")."""
     key = _key(lang)
-    if _META_REPORT[key].match(answer):
+    if _META_REPORT[key].match(answer) and not _THEN_CONTENT.search(answer):
         return True
     if has_figure(answer):
         return False

@@ -9,9 +9,10 @@ The files: TSV with a header, columns lang, label (1 = time-sensitive), kind, qu
 real-style timesensitive_real_tune.tsv with its hard stable negatives) and, for Chinese, on the real questions of
 the hand labels' **tune** split of the Decompose-and-Query sample (models.tools.dq_labels: 1,315 questions users
 asked a real Chinese chatbot, ``dq_base/dq_base_sample.jsonl`` of the shared data: alkaidpku/DQ-ToolQA @e31f388,
-data/reliable.json, a seeded sample; released with the paper for research); ``--written-only`` leaves them out. Its threshold: the out-of-fold
-one with the best F0.5 per language (precision first). The table is ``--eval`` per language, and the labels'
-report split (never used for a choice), beside a keyword list (price / now / latest / today / 价格 / 现在 / 最新 /
+data/reliable.json, a seeded sample; released with the paper for research); ``--written-only`` leaves them out.
+Its threshold: the out-of-fold one with the best F0.5 per language (precision first). The table is ``--eval`` per
+language, and the labels' report split (never fitted on; docs/measurements/time-sensitive-questions.md says which
+choice was made after reading it), beside a keyword list (price / now / latest / today / 价格 / 现在 / 最新 /
 今年 …), question length and the cue rules alone (models.timesensitive.rules).
 """
 

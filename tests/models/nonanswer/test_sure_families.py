@@ -85,6 +85,7 @@ ANSWERS = [
     ("en", "what does 143 mean", "143 means I love you."),
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("zh", "办护照需要什么", "需要提供了身份证和照片才能办理"),
+    ("zh", "办护照要带什么", "整理了以下几点：身份证、户口本和两张照片"),  # the report, then the answer
     ("en", "who wrote the report", "The ministry provided the report in 2021."),
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
