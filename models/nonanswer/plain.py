@@ -82,6 +82,15 @@ _VARIES = {
         r"fluctuates|change|changes)\b( constantly| frequently| often)?( by [^.;,]{0,30}| with [^.;,]{0,30}| "
         r"depending on[^.;,]{0,30})?|\b(rates?|prices?|it) depends? on [^.;,]{0,40})", re.I),
 }
+# a question that asks for an amount or a date: "it varies", and nothing else, leaves it unanswered
+_ASKS_AMOUNT = {
+    "zh": re.compile(r"多少|几[个天号点岁年月次]|多久|多长时间|多大|什么时候|何时|哪天|价格|价钱|工资|月薪|年薪|薪资|费用|收费"),
+    "en": re.compile(r"\b(how (much|many|long|old)|when|what time|price|cost|salary|fee)\b", re.I),
+}
+_DEPENDS = {
+    "zh": re.compile(r"[^，。；]{0,30}(取决于|受[^，。；]{0,20}影响|视[^，。；]{0,12}而定)[^。；]{0,60}"),
+    "en": re.compile(r"[^,.;]{0,40}\b(depends? on|varies (by|with|from|depending on))\b[^.;]{0,60}", re.I),
+}
 # a question that asks where or how to look something up: naming the source is its answer
 _ASKS_WHERE = {
     "zh": re.compile(r"(怎么|如何|怎样|去哪里?|在哪里?|哪儿)(查询?|查看|查到)|查询(方式|方法|渠道|途径)"),
@@ -180,15 +189,25 @@ def inability(question: str, answer: str, lang: str) -> bool:
 
 
 def deferral(question: str, answer: str, lang: str) -> bool:
-    """Nothing but "see the official source" (and "it varies"): decided on what is left without them."""
+    """Nothing but "see the official source" (and "it varies"), or to an amount or a date asked, nothing but "it
+    varies": decided on what is left without them."""
     key = _key(lang)
     if asks_where(question, key):
         return False
     _, sources = _strip(answer, [_SOURCE[key]])
     if not sources:
-        return False
+        return varies_only(question, answer, key)
     kept, _ = _strip(answer, [_SOURCE[key], _VARIES[key]])
     return not _left(question, kept, key)
+
+
+def varies_only(question: str, answer: str, key: str) -> bool:
+    """An amount or a date asked ("布偶猫多少钱"), and all the answer says is that it varies or depends
+    ("价格因地区、血统等因素而有所不同"), with no figure."""
+    if not _ASKS_AMOUNT[key].search(question) or has_figure(answer):
+        return False
+    kept, hits = _strip(answer, [_VARIES[key], _DEPENDS[key]])
+    return hits > 0 and not _left(question, kept, key)
 
 
 def meta(question: str, answer: str, lang: str) -> bool:

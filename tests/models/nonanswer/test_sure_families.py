@@ -24,6 +24,10 @@ NON_ANSWERS = {
         ("zh", "电费多少钱一度", "各地电价不同，具体请咨询当地供电局。"),
         ("en", "how much is a bus pass", "Fares may change, so please check the transit agency's website."),
         ("en", "when is the library closed for the holidays", "Please refer to the library's official notice."),
+        # an amount or a date asked, and only "it varies" said
+        ("zh", "一只金毛多少钱", "金毛的价格因地区、血统和年龄等因素而有所不同。"),
+        ("zh", "高考什么时候出成绩", "出成绩的时间取决于各省的安排"),
+        ("en", "how much does a plumber charge", "It depends on where you live and the job."),
     ],
     "meta": [
         ("zh", "“耄耋”怎么读", "直接给出这个词的读音即可。"),
@@ -86,6 +90,10 @@ ANSWERS = [
     ("zh", "办签证要带什么", "提供护照和两张照片即可"),  # an instruction that is advice, not a meta-answer
     ("zh", "办护照需要什么", "需要提供了身份证和照片才能办理"),
     ("zh", "办护照要带什么", "整理了以下几点：身份证、户口本和两张照片"),  # the report, then the answer
+    # "it varies", then something said: an answer
+    ("zh", "一只金毛多少钱", "价格因地区而异，一般在两千元左右"),
+    ("zh", "太阳风暴会停电几天", "可能导致短暂的停电，具体时间取决于风暴的强度和持续时间。"),
+    ("en", "how much does a plumber charge", "It depends on the job, but most charge $50 to $100 an hour."),
     ("en", "who wrote the report", "The ministry provided the report in 2021."),
     ("en", "how many days does shipping take", "3 days"),
     ("en", "capital of canada", "Ottawa"),
