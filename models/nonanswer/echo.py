@@ -24,7 +24,8 @@ _HEADING_ZH = (
     "注意事项 注意 事项 须知 方法 办法 解决办法 解决方法 方式 表达方式 表达 说法 介绍 简介 详解 解析 分析 攻略 指南 教程 大全 "
     "汇总 推荐 技巧 小技巧 窍门 步骤 流程 原因 作用 功效 区别 用法 特点 意义 含义 生平 作品 历史 由来 来源 情况 相关信息 信息 "
     "知识 常识 禁忌 饮食禁忌 要点 总结 盘点 对比 比较 建议 做法 家常做法 处理 几种 常见 主要 详细 完整 全面 最新 景点 好玩 "
-    "地方 患者 用药 子女 有哪些 是什么 怎么办 如何 关于 相关 问题").split()
+    "地方 患者 用药 子女 有哪些 是什么 怎么办 如何 关于 相关 问题 "
+    "定义 概念 起源 发展 危害 影响 前兆 症状 特征 成就 创作 事件 种类 类型 分类 现状 前景 优缺点 利弊 评价").split()
 _HEADING_EN = frozenset(
     "side effect precaution way ways express expression tip tips method guide top thing things common "
     "reason reasons cause causes fix fixes best overview explained process health benefit benefits introduction "

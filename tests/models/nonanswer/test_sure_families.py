@@ -43,6 +43,8 @@ NON_ANSWERS = {
         ("zh", "杜甫有什么梗", "杜甫的生平和作品"),
         ("zh", "韩语怎么说你好", "韩语中问候的表达方式"),
         ("en", "how to unclog a drain", "How to Unclog a Drain: A Complete Guide"),
+        ("zh", "雾霾对人的影响", "雾霾的危害和影响"),
+        ("zh", "汉服是怎么来的", "汉服的起源与发展"),
         ("en", "side effects of melatonin", "Side Effects and Precautions of Melatonin"),
     ],
     "tautology": [
@@ -92,6 +94,7 @@ ANSWERS = [
     ("zh", "办护照要带什么", "整理了以下几点：身份证、户口本和两张照片"),  # the report, then the answer
     # "it varies", then something said: an answer
     ("zh", "一只金毛多少钱", "价格因地区而异，一般在两千元左右"),
+    ("zh", "雾霾对人有什么危害", "雾霾的危害主要是引发呼吸道疾病"),
     ("zh", "太阳风暴会停电几天", "可能导致短暂的停电，具体时间取决于风暴的强度和持续时间。"),
     ("en", "how much does a plumber charge", "It depends on the job, but most charge $50 to $100 an hour."),
     ("en", "who wrote the report", "The ministry provided the report in 2021."),
