@@ -69,7 +69,8 @@ _SOURCE = {
         r"|\bfor (the )?(latest|most up-to-date|current|exact|accurate) (information|prices|pricing|fares|rates|"
         r"details|dates?|times?|hours)\b|\bsubject to change\b)", re.I),
 }
-# "it varies": removed with the deferral, never a deferral on its own ("因人而异" is a dodge of its own)
+# "it varies": removed with the deferral; on its own a deferral only where an amount or a date was asked
+# (varies_only); "因人而异" is a dodge of its own
 _VARIES = {
     "zh": re.compile(
         r"((价格|费用|时间|标准|政策|票价|汇率|油价|金价|收费|比例|安排)?(会|将|可能|可能会)?(随|根据|因)(?!人)[^，。；]{0,14}"
