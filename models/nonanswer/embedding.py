@@ -57,6 +57,17 @@ def apply_logistic(params: dict, x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(z @ np.asarray(params["weights"]) + params["bias"])))
 
 
+def head_probabilities(params: dict, x: np.ndarray, langs: list[str]) -> np.ndarray:
+    """P(non-answer) per row of ``x`` (answer_features) under its language's head of ``params`` (one head per
+    language, or one for all at the top level)."""
+    out = np.zeros(len(langs))
+    for sp in SPACES:
+        idx = [i for i, lang in enumerate(langs) if space(lang) == sp]
+        if idx:
+            out[idx] = apply_logistic(params.get(sp, params), x[idx])
+    return out
+
+
 def opening_chars(params: dict) -> dict[str, int]:
     """How much of an answer the heads with ``params`` were trained to read, per language space."""
     return {sp: int(n) for sp, n in params.get("opening_chars", LEGACY_OPENING_CHARS).items()}
@@ -102,15 +113,10 @@ class EmbeddingNonAnswer:
         return self.thresholds[space(lang)]
 
     def probabilities(self, items: list[tuple[str, str, str]]) -> np.ndarray:
-        out = np.zeros(len(items))
         if not items:
-            return out
-        x = answer_features(self.embedder, items, self.opening)
-        for sp in SPACES:
-            idx = [i for i, (_, _, lang) in enumerate(items) if space(lang) == sp]
-            if idx:
-                out[idx] = apply_logistic(self._heads[sp], x[idx])
-        return out
+            return np.zeros(0)
+        return head_probabilities(self.params, answer_features(self.embedder, items, self.opening),
+                                  [lang for _, _, lang in items])
 
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
         rules = [self._rules.judgement(q, a, lang) for q, a, lang in items]

@@ -140,18 +140,10 @@ def matched_gate(packaged: dict, refit: dict, x: np.ndarray, langs: list[str], g
     answer_match as often as the packaged heads do from ``gate`` (answer_match.ask_above). Fitted on a chatbot's
     own answers, a head scores most of them far lower than the packaged one did: under the unchanged gate the
     costly judge would stop being asked about them, and a refit that flags more would let more through."""
-    def probabilities(params: dict) -> np.ndarray:
-        out = np.zeros(len(x))
-        for sp in na.SPACES:
-            m = np.array([na.space(lg) == sp for lg in langs], dtype=bool)
-            if m.any():
-                out[m] = na.apply_logistic(params.get(sp, params), x[m])
-        return out
-
-    asked = int((probabilities(packaged) >= gate).sum())
+    asked = int((na.head_probabilities(packaged, x, langs) >= gate).sum())
     if not len(x) or not asked:
         return gate
-    after = np.sort(probabilities(refit))[::-1]
+    after = np.sort(na.head_probabilities(refit, x, langs))[::-1]
     return float(np.floor(min(gate, after[asked - 1]) * 1e6) / 1e6)
 
 
@@ -190,11 +182,10 @@ def timesensitive_training(sets: Path, packaged: dict, data: Path | None = None
     none) and, per space, the sources read: the written files in ``sets``, and the DQ sample's labelled tune
     questions for a head fitted on them, where the shared data holds them (else they are left out and the sources
     say so: the refit then starts from less than the packaged head did)."""
-    from models.tools.train_timesensitive import DEV_FILE, REAL_SOURCE, read_labelled, real_rows
+    from models.tools.train_timesensitive import DEV_FILE, REAL_SOURCE, real_rows, written_rows
 
     named = {sp: list(packaged[sp].get("trained_on") or [DEV_FILE]) for sp in ts.SPACES}
-    files = dict.fromkeys(src for sp in ts.SPACES for src in named[sp] if src != REAL_SOURCE)
-    rows = [row for name in files for row in read_labelled(sets / name) if name in named[ts.space(row[0])]]
+    rows = written_rows({sp: [sets / src for src in named[sp] if src != REAL_SOURCE] for sp in ts.SPACES})
     wanting = [sp for sp in ts.SPACES if REAL_SOURCE in named[sp]]
     if wanting:
         try:

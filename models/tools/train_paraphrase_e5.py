@@ -126,9 +126,10 @@ def lr_pairs(pairs, cos: np.ndarray, second: np.ndarray) -> list[tuple]:
     return [(a, b, "zh", float(c), float(e)) for (a, b, _), c, e in zip(pairs, cos, second)]
 
 
-def build_vetoes(pairs) -> np.ndarray:
-    """The build's default vetoes (numbers, negation, names, direction) per pair: such a pair never merges."""
-    veto = packaged_lr()
+def build_vetoes(pairs, judge=None) -> np.ndarray:
+    """The build's default vetoes (numbers, negation, names, direction) per pair: such a pair never merges
+    (``judge``: the packaged pair-lr where the caller has it already)."""
+    veto = judge or packaged_lr()
     return np.array([veto.vetoed(a, b, "zh") for a, b, _ in pairs], dtype=bool)
 
 
@@ -140,9 +141,10 @@ def measure(name: str, pairs, logits: np.ndarray, cos: np.ndarray, second, thres
     from models.paraphrase.e5_pair_judge import mixed
 
     y = np.array([label for _, _, label in pairs])
-    veto = build_vetoes(pairs)
+    packaged = packaged_lr()
+    veto = build_vetoes(pairs, packaged)
     ours = (sigmoid(logits) >= threshold) & (cos >= floor) & ~veto
-    verdicts = packaged_lr().judge(lr_pairs(pairs, cos, second))
+    verdicts = packaged.judge(lr_pairs(pairs, cos, second))
     lr = np.array([same for same, _ in verdicts])
     row = {"set": name, "pairs": len(y), "positives": int(y.sum())}
     judged = [("pair_model", ours), ("pair_lr", lr), ("cosine", cos >= cosine_t)]

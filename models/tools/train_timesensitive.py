@@ -53,6 +53,13 @@ def read_labelled(path: Path) -> list[tuple[str, str, int, str]]:
 REAL_SOURCE = "dq_base_labels.tsv:tune"  # how a head's ``trained_on`` names the real rows (models.tools.dq_labels)
 
 
+def written_rows(paths: dict[str, list[Path]]) -> list[tuple[str, str, int, str]]:
+    """The rows of each language from the files that language's head is fitted on (``paths`` by space), in file
+    order; a file named for both languages is read once."""
+    files = {path: read_labelled(path) for path in dict.fromkeys(p for sp in SPACES for p in paths[sp])}
+    return [row for path, rows in files.items() for row in rows if path in paths[space(row[0])]]
+
+
 def real_rows(data: Path | None = None, split: str = "tune") -> list[tuple[str, str, int, str]]:
     """The DQ sample's hand-labelled questions of one split (a real Chinese chatbot's users), as rows of
     :func:`read_labelled`; FileNotFoundError where the shared data does not hold the sample."""
@@ -173,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         dev_paths = {sp: args.dev or [sets_dir(args.sets) / name for name in DEV_FILES[sp]] for sp in SPACES}
         eval_path = args.eval or sets_dir(args.sets) / EVAL_FILE
-        dev = [row for sp in SPACES for path in dev_paths[sp] for row in read_labelled(path) if space(row[0]) == sp]
+        dev = written_rows(dev_paths)
         report = []
         if not args.written_only:
             dev, report = dev + real_rows(args.data, "tune"), real_rows(args.data, "report")
