@@ -92,6 +92,8 @@ _DEPENDS = {
     "zh": re.compile(r"[^，。；]{0,30}(取决于|受[^，。；]{0,20}影响|视[^，。；]{0,12}而定)[^。；]{0,60}"),
     "en": re.compile(r"[^,.;]{0,40}\b(depends? on|varies (by|with|from|depending on))\b[^.;]{0,60}", re.I),
 }
+# the list of factors after "it depends" ("…取决于多种因素，包括血统、品相等")
+_FACTORS = re.compile(r"^\s*(包括但不限于|包括|例如|比如|诸如|including|such as)", re.I)
 # a question that asks where or how to look something up: naming the source is its answer
 _ASKS_WHERE = {
     "zh": re.compile(r"(怎么|如何|怎样|去哪里?|在哪里?|哪儿)(查询?|查看|查到)|查询(方式|方法|渠道|途径)"),
@@ -204,10 +206,11 @@ def deferral(question: str, answer: str, lang: str) -> bool:
 
 def varies_only(question: str, answer: str, key: str) -> bool:
     """An amount or a date asked ("布偶猫多少钱"), and all the answer says is that it varies or depends
-    ("价格因地区、血统等因素而有所不同"), with no figure."""
-    if not _ASKS_AMOUNT[key].search(question) or has_figure(answer):
+    ("价格因地区、血统等因素而有所不同"; "取决于多种因素，包括血统、品相等"), with no figure the question did not have."""
+    if not _ASKS_AMOUNT[key].search(question) or new_figures(question, answer):
         return False
     kept, hits = _strip(answer, [_VARIES[key], _DEPENDS[key]])
+    kept = [clause for clause in kept if not _FACTORS.match(clause)]  # the factors it depends on are no answer
     return hits > 0 and not _left(question, kept, key)
 
 

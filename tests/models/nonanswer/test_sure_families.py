@@ -28,6 +28,10 @@ NON_ANSWERS = {
         ("zh", "一只金毛多少钱", "金毛的价格因地区、血统和年龄等因素而有所不同。"),
         ("zh", "高考什么时候出成绩", "出成绩的时间取决于各省的安排"),
         ("en", "how much does a plumber charge", "It depends on where you live and the job."),
+        # the model number of the question is no figure of the answer, and the factors listed are no answer
+        ("zh", "小米14多少钱", "小米14的价格因配置和销售渠道不同而有所差异"),
+        ("zh", "这种病能活几年", "能活多久取决于许多因素，包括年龄、病情和治疗方法等。"),
+        ("en", "how much is a pixel 8", "The Pixel 8's price varies by region, including taxes and storage options."),
     ],
     "meta": [
         ("zh", "“耄耋”怎么读", "直接给出这个词的读音即可。"),
@@ -94,6 +98,8 @@ ANSWERS = [
     ("zh", "办护照要带什么", "整理了以下几点：身份证、户口本和两张照片"),  # the report, then the answer
     # "it varies", then something said: an answer
     ("zh", "一只金毛多少钱", "价格因地区而异，一般在两千元左右"),
+    ("zh", "小米14多少钱", "价格因配置而异，起售价3999元"),  # a figure of its own
+    ("zh", "这种病能活几年", "取决于多种因素，包括治疗；多数患者能活10年以上"),
     ("zh", "雾霾对人有什么危害", "雾霾的危害主要是引发呼吸道疾病"),
     ("zh", "太阳风暴会停电几天", "可能导致短暂的停电，具体时间取决于风暴的强度和持续时间。"),
     ("en", "how much does a plumber charge", "It depends on the job, but most charge $50 to $100 an hour."),
