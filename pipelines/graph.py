@@ -175,7 +175,8 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
     return ({"kept": kept, "answers": groups}
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
-            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation))
+            | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation,
+                                                 cfg.time_sensitive.policy == "flag" and cfg.time_sensitive.answers))
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.factory import ModelFactory
+from models.timesensitive.answers import answer_tell
 from pipelines.beam.counters import run_counted
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.dates import period_value
@@ -12,9 +13,21 @@ from schemas.records import AnswerGroup, KeptQuestion
 from schemas.review_outcome import REVIEWED_METHOD
 
 
-def qa_row(kept: KeptQuestion, group: AnswerGroup, agg) -> dict:
-    """A row of qa.parquet (plus the index vector under 'vector', dropped before writing)."""
-    q = kept.scored
+def told_by_answers(kept: KeptQuestion, group: AnswerGroup) -> str:
+    """The entry's time-sensitivity reason where its question was not judged time-sensitive but one of its
+    answers says it goes stale ("answer: 实时"), or "" (also where a reviewer decided the entry's flag)."""
+    q, review = kept.scored, kept.review
+    if q.time_sensitive or (review is not None and review.time_sensitive is not None):
+        return ""
+    told = next((t for t in (answer_tell(a.text, q.lang) for a in group.answers) if t), "")
+    return f"answer: {told}" if told else ""
+
+
+def qa_row(kept: KeptQuestion, group: AnswerGroup, agg, tell_time: bool = False) -> dict:
+    """A row of qa.parquet (plus the index vector under 'vector', dropped before writing); ``tell_time``: an
+    entry is also time-sensitive where its answers say so (:func:`told_by_answers`)."""
+    told = told_by_answers(kept, group) if tell_time else ""
+    q = kept.scored._replace(time_sensitive=True, time_reason=told) if told else kept.scored
     signals = answer_signals(agg, list(group.valid))
     # under injection.policy flag instruction-like answers vote: the entry is served with the reason of the most
     # given one (the answers are in frequency order)
@@ -58,7 +71,7 @@ def reviewed_answer(kept: KeptQuestion) -> str | None:
     return kept.review.answer if kept.review is not None else None
 
 
-def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) -> list[dict]:
+def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]], tell_time: bool = False) -> list[dict]:
     # only the answers that answer: a non-answer never wins a vote nor forms or supports a viewpoint; an entry
     # whose answer a reviewer set is served that answer, its logged answers kept in `answers` for reference
     todo = [(k, g) for k, g in batch if reviewed_answer(k) is None]
@@ -69,17 +82,19 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]]) 
         text = reviewed_answer(k)
         agg = (next(results) if text is None
                else AggregateResult(text, 1.0, 1.0, [], REVIEWED_METHOD, []))
-        out.append(qa_row(k, g, agg))
+        out.append(qa_row(k, g, agg, tell_time))
     return out
 
 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
 
-    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None):
+    def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None,
+                 tell_time: bool = False):
         super().__init__(max(1, batch_size // 8))  # groups: up to max_answers texts
         self._factory = factory
         self._cache_path = cache_path
+        self._tell_time = tell_time
 
     @announce_loading("aggregator")
     def load_model(self):
@@ -92,10 +107,12 @@ class AggregateHandler(MeteredHandler):
 
     def run_inference(self, batch, model, inference_args=None):
         agg = model.value
-        return run_counted("aggregate", agg, lambda: self._run(lambda b: aggregate_groups(agg, b), batch))
+        return run_counted("aggregate", agg,
+                           lambda: self._run(lambda b: aggregate_groups(agg, b, self._tell_time), batch))
 
 
-def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None) -> MeteredInference:
-    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None). The progress
-    lines' total: the entries that come."""
-    return MeteredInference(AggregateHandler(factory, batch_size, cache_path))
+def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None,
+                        tell_time: bool = False) -> MeteredInference:
+    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None); ``tell_time``: see
+    :func:`qa_row`. The progress lines' total: the entries that come."""
+    return MeteredInference(AggregateHandler(factory, batch_size, cache_path, tell_time))

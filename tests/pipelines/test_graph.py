@@ -160,7 +160,9 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
     logs = _logs(tmp_path / "logs.jsonl",
                  _rows("How much does the iPhone cost right now?", ["It starts at $799."] * 3, 4)
                  + _rows("How much does the iPhone cost right now?", ["It starts at $829."], 9)
-                 + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2))
+                 + _rows("What is the capital of Spain?", ["Madrid is the capital of Spain."] * 3, 2)
+                 # the question reads fixed; its answers say the figure goes stale
+                 + _rows("How many members does the chess club have?", ["It has 120 members as of this year."] * 2, 3))
     base = {"aggregation.cache": False, "models.cache": False, "quality.data_docs": False}
     res = run_build([str(logs)], tmp_base, load_config(None, base), factory=FakeModels(), gate=False)
     qa = {r["question"]: r for r in pq.read_table(res.path / QA_FILE).to_pylist()}
@@ -169,13 +171,25 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
     # dates in the store; ISO strings where the retrievers answer
     assert price["logs_period"] == {"first": dt.date(2026, 3, 4), "last": dt.date(2026, 3, 9)}
     assert not qa["What is the capital of Spain?"]["time_sensitive"]
+    club = qa["How many members does the chess club have?"]
+    assert club["time_sensitive"] and club["time_sensitive_reason"] == "answer: as of this year"
+    assert club["reliability_parts"]["fresh"] < 1
+    questions = {r["question"]: r for r in pq.read_table(res.path / QUESTIONS_FILE).to_pylist()}
+    assert not questions["How many members does the chess club have?"]["time_sensitive"]  # the question judge's
+    unread = run_build([str(logs)], tmp_path / "unread", load_config(None, dict(base, **{"time_sensitive.answers": False})),
+                       factory=FakeModels(), gate=False, report=False)
+    assert not {r["question"]: r for r in pq.read_table(unread.path / QA_FILE).to_pylist()}[
+        "How many members does the chess club have?"]["time_sensitive"]
     ans = AnswerRetriever(tmp_base, embedder=HashEmbedder()).get("How much does the iPhone cost right now?")
     assert ans.found and ans.time_sensitive and ans.logs_period == {"first": "2026-03-04", "last": "2026-03-09"}
     assert "Time-sensitive questions" in (res.path / "report.html").read_text(encoding="utf-8")
 
     dropped = run_build([str(logs)], tmp_path / "drop", load_config(None, dict(base, **{"time_sensitive.policy": "drop"})),
                         factory=FakeModels(), report=False)
-    assert [r["question"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist()] == ["What is the capital of Spain?"]
+    # under drop the entries were chosen before their answers were read: the answers' word flags nothing there
+    assert sorted(r["question"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist()) == [
+        "How many members does the chess club have?", "What is the capital of Spain?"]
+    assert not any(r["time_sensitive"] for r in pq.read_table(dropped.path / QA_FILE).to_pylist())
     questions = {r["question"]: r for r in pq.read_table(dropped.path / QUESTIONS_FILE).to_pylist()}
     assert questions["How much does the iPhone cost right now?"]["reasons"] == ["time_sensitive"]
     assert dropped.manifest["quality"]["critical_failures"] == []
@@ -183,7 +197,7 @@ def test_time_sensitive_entries_flagged_with_the_logs_period_or_dropped(tmp_path
     kept = run_build([str(logs)], tmp_path / "keep", load_config(None, dict(base, **{"time_sensitive.policy": "keep"})),
                      factory=FakeModels(), gate=False, report=False)
     rows = pq.read_table(kept.path / QA_FILE).to_pylist()
-    assert len(rows) == 2 and not any(r["time_sensitive"] for r in rows)
+    assert len(rows) == 3 and not any(r["time_sensitive"] for r in rows)
 
 
 @pytest.mark.slow  # several whole builds (fake models)

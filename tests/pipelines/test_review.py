@@ -316,3 +316,18 @@ def test_the_build_refuses_what_it_would_fail_on_later_with_one_error_line(logs,
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err == [err[0]] and err[0].startswith(f"error: review: r.jsonl line 2: {message}")
     assert not (tmp_path / "base").exists()
+
+
+def test_a_reviewers_time_sensitive_decision_outweighs_what_the_answers_say(tmp_path):
+    """An entry whose answers say it goes stale ("as of this year") is flagged; a reviewer's time_sensitive false
+    unflags it, and the answers' words do not flag it again."""
+    logs = _write(tmp_path / "logs.jsonl", [
+        {"question": "How many members does the chess club have?", "answer": "It has 120 members as of this year.",
+         "timestamp": "2026-03-01T00:00:00Z"}] * 2)
+    review = _write(tmp_path / "review.jsonl", [{"action": "time_sensitive",
+                                                  "question": "How many members does the chess club have?",
+                                                  "value": False}])
+    flagged = _qa(_build([logs], tmp_path / "plain", _cfg()))["How many members does the chess club have?"]
+    assert flagged["time_sensitive"] and flagged["time_sensitive_reason"] == "answer: as of this year"
+    decided = _qa(_build([logs], tmp_path / "reviewed", _cfg(review)))["How many members does the chess club have?"]
+    assert not decided["time_sensitive"] and decided["reviewed"] == ["time_sensitive"]

@@ -1,0 +1,26 @@
+"""Answers that say their question goes stale: "价格实时变动", "以最新公布为准", "今年的考试安排在…", "as of this year",
+"rates are subject to change". The question judge reads the question alone and misses what only the answer tells
+("核污水排放后学校放假吗", answered "…以当地实时通知为准"); the build flags such an entry too
+(pipelines.stages.aggregate, under ``time_sensitive.policy: flag`` and ``time_sensitive.answers``).
+
+Narrow on purpose: words that say the answer's own content changes or was true at a moment. Broad time words
+("目前", "现在", "已经", "currently") are left out: "目前科学上没有证据…" is about the state of knowledge, not a
+figure going stale. Chosen on the DQ labels' tune split (54 answers with a tell, 53 on time-sensitive questions);
+docs/measurements/time-sensitive-questions.md has the report split's figures.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TELLS = {
+    "zh": re.compile(r"实时|最新|当前|今年|截[至止]|随[^，。；]{0,12}(变化|波动|调整|更新)|每年[^，。；]{0,8}(不同|变化|调整)"),
+    "en": re.compile(r"\b(real[- ]time|latest|as of (now|today|this \w+|\w+ \d{4}|\d{4})|at the time of writing|"
+                     r"subject to change|up[- ]to[- ]date|this year)\b", re.I),
+}
+
+
+def answer_tell(answer: str, lang: str) -> str:
+    """The words of ``answer`` that say it goes stale, or ""."""
+    m = _TELLS["zh" if lang in ("zh", "mixed") else "en"].search(answer)
+    return m.group() if m else ""
