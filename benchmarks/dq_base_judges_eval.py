@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from models.config_check import load_config
     from models.registry import judge_model
-    from models.timesensitive.answers import answer_tell
+    from models.timesensitive.answers import answer_tell, reads_answers
 
     rows = load(split=None if args.split == "all" else args.split)
     cfg = load_config(None)
@@ -42,12 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     timely = judge_model("time_sensitive", cfg.time_sensitive, cfg.models)
     ts = [bool(reason) for _, reason in timely.score([r["question"] for r in rows], langs)]
     # the build also flags an entry whose answers say it goes stale (time_sensitive.answers; one answer per row here)
-    told = [flag or (cfg.time_sensitive.answers and bool(answer_tell(r["answer"], "zh"))) for r, flag in zip(rows, ts)]
+    reads = reads_answers(cfg.time_sensitive)
+    told = [flag or (reads and bool(answer_tell(r["answer"], "zh"))) for r, flag in zip(rows, ts)]
     gold = [int(r["time_sensitive"]) for r in rows]
     out = {"split": args.split, "non_answer": {"model": nonanswer.model_id,
                                                **prf(na, [int(r["non_answer"]) for r in rows])},
            "time_sensitive": {"model": timely.model_id, **prf(ts, gold)},
-           "time_sensitive_with_answers": {"answers": cfg.time_sensitive.answers, **prf(told, gold)}}
+           "time_sensitive_with_answers": {"answers": reads, **prf(told, gold)}}
     kinds = defaultdict(list)
     for r, flag in zip(rows, na):
         kinds[r["kind"]].append(flag)

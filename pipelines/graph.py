@@ -30,6 +30,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from models.factory import ModelFactory, RegistryModels, shut_out_flags
+from models.timesensitive.answers import reads_answers
 from pipelines.beam.metering import MeteredMap, total_of
 from pipelines.beam.sinks import combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of
 from pipelines.stages.aggregate import aggregate_transform
@@ -176,7 +177,7 @@ def _aggregate_kept(selected, cfg: BuildConfig, factory: ModelFactory, caches: C
             | "JoinAnswers" >> beam.CoGroupByKey()
             | "Pair" >> beam.FlatMap(_join)
             | "Aggregate" >> aggregate_transform(factory, cfg.models.batch_size, caches.aggregation,
-                                                 cfg.time_sensitive.policy == "flag" and cfg.time_sensitive.answers))
+                                                 reads_answers(cfg.time_sensitive)))
 
 
 def _stats(read, validated, rejected, questions, scored, merged, judged, selected, rows, kinds) -> list:

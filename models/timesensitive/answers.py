@@ -20,6 +20,12 @@ _TELLS = {
 }
 
 
+def reads_answers(cfg) -> bool:
+    """Does a build under ``cfg`` (a TimeSensitiveConfig) flag entries by their answers' tells? Only under ``policy:
+    flag``: under ``drop`` the entries are chosen before their answers are read, under ``keep`` nothing is flagged."""
+    return cfg.policy == "flag" and cfg.answers
+
+
 def answer_tell(answer: str, lang: str) -> str:
     """The words of ``answer`` that say it goes stale, or ""."""
     m = _TELLS["zh" if lang in ("zh", "mixed") else "en"].search(answer)
