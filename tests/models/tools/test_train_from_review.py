@@ -8,6 +8,7 @@ import pytest
 
 from fakes.models import HashEmbedder
 from models.logistic import fit, params_digest
+from models.paraphrase.pair_classifier import load_params
 from models.timesensitive.embedding import features
 from models.tools import train_from_review as tfr
 from models.tools import train_nonanswer, train_timesensitive
@@ -96,11 +97,35 @@ def _fake_world(tmp_path, named=True):
         rows = [r for r in TS_ROWS if r[0] == sp]
         x = features(emb.embed([r[1] for r in rows]), [r[1] for r in rows], [r[0] for r in rows])
         ts[sp] = dict(fit(x, np.array([r[2] for r in rows], float), l2=10.0), threshold=0.5, embedder=emb.model_id)
+    pairs = _fake_pair_judge(sets, emb)
     if not named:
         na.pop("embedder")
-        for head in ts.values():
+        for head in (*ts.values(), *pairs.values()):
             head.pop("embedder")
-    return sets, {"embedder": emb, "en": emb, "zh": emb}, {"non_answer": na, "time_sensitive": ts}
+    return sets, {"embedder": emb, "en": emb, "zh": emb}, {"non_answer": na, "time_sensitive": ts,
+                                                           "paraphrase": pairs}
+
+
+EN_PAIRS = [("how do I reset my password", "how can I reset my password", 1),
+            ("how do I reset my password", "how do I change my email", 0),
+            ("what is the capital of france", "which city is the capital of france", 1),
+            ("what is the capital of france", "what is the capital of spain", 0),
+            ("where is my order", "where is my parcel", 1), ("where is my order", "how do I cancel my order", 0)]
+
+
+def _fake_pair_judge(sets, emb) -> dict:
+    """A ``pair-lr`` judge of the six features fitted on EN_PAIRS, written as the three English pair files."""
+    from models.paraphrase.evidence import pair_features
+    from models.paraphrase.pair_classifier import fit_logistic
+    from models.tools.train_paraphrase import EN_HARD, EN_MEDICAL, EN_PAIRS as EN_FILE
+
+    for name in (EN_FILE, EN_HARD):
+        (sets / name).write_text("".join(f"{a}\t{b}\t{y}\n" for a, b, y in EN_PAIRS), encoding="utf-8")
+    (sets / EN_MEDICAL).write_text("question\tparaphrase\tnot\n", encoding="utf-8")
+    x = np.stack([pair_features(a, b, "en", float(emb.embed([a])[0] @ emb.embed([b])[0])) for a, b, _ in EN_PAIRS])
+    head = dict(fit_logistic(x, np.array([y for _, _, y in EN_PAIRS], float)), floor=-1.0, threshold=0.5,
+                embedder=emb.model_id)
+    return {"en": head, "zh": dict(head)}
 
 
 REVIEW = [{"action": "exclude", "question": "asdkjh qwe zxcv", "note": "non-answer (a shrug)"},
@@ -146,7 +171,13 @@ def test_refit_is_deterministic_versioned_and_measured(base_and_review, tmp_path
     assert na["en"]["threshold"] == packaged["non_answer"]["en"]["threshold"]
     assert set(first["held_out"]["non_answer"]) == set(tfr.HEADS)
     assert first["labels"]["non_answer"]["anchors"] > 0
-    assert first["labels"]["paraphrase"]["labels"] == 1 and "paraphrase" not in first["heads"]
+    # the merge refits the English pair judge (no Chinese pair was decided: its regression stays as it was)
+    assert first["labels"]["paraphrase"]["labels"] == 1
+    judge = load_params(files["paraphrase"])
+    assert judge["en"]["weights"] != packaged["paraphrase"]["en"]["weights"]
+    assert judge["zh"] == packaged["paraphrase"]["zh"]
+    assert judge["en"]["threshold"] == 0.5 and judge["meta"]["review"]["refit"] == {"en": True}
+    assert first["heads"]["paraphrase"]["config"] == f"paraphrase.judge: pair-lr:{files['paraphrase']}"
     report = json.loads((base / "learned" / f"review-{first['review']['sha256'][:12]}.json").read_text())
     assert report["heads"] == first["heads"]
     # the answer-match gate to build with, matched to the refit head's scores, is among the settings printed
@@ -198,13 +229,15 @@ def test_the_build_records_the_refit_heads_identity(base_and_review, tmp_path):
     base, review = base_and_review
     heads = _learn(base, review, tmp_path / "w", named=False, holdout=0.0)["heads"]
     cfg = load_config(None, {"non_answer.model": f"embedding:{heads['non_answer']['file']}",
-                             "time_sensitive.model": f"embedding:{heads['time_sensitive']['file']}"})
+                             "time_sensitive.model": f"embedding:{heads['time_sensitive']['file']}",
+                             "paraphrase.judge": f"pair-lr:{heads['paraphrase']['file']}"})
     ids = RegistryModels.of(cfg).identities()
     for kind, key in (("non_answer", "non_answer"), ("time_sensitive", "time_sensitive")):
         digest = heads[kind]["file"].rsplit("-", 1)[1].removesuffix(".json")
         assert f"@{digest}" in ids[key]
     packaged = RegistryModels.of(load_config(None, {})).identities()
     assert packaged["non_answer"] != ids["non_answer"] and packaged["time_sensitive"] != ids["time_sensitive"]
+    assert ids["paraphrase"].startswith("paraphrase-pair-lr-v3@") and packaged["paraphrase"] != ids["paraphrase"]
 
 
 def test_a_bad_review_file_is_one_error_line(shared_fake_base, tmp_path, capsys):
