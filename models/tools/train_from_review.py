@@ -369,7 +369,8 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
                                                      packaged.get("non_answer")),
              "time_sensitive": lambda *a: timesensitive_gain(spaces, sets, *a, weight, anchor_weight,
                                                              packaged.get("time_sensitive"), data)}
-    judge, judge_name = (packaged["paraphrase"], "given") if "paraphrase" in packaged else paraphrase_judge_of(manifest)
+    judge, judge_name = ((packaged["paraphrase"], "given") if "paraphrase" in packaged
+                         else paraphrase_judge_of(manifest))
     if judge is not None:
         gains["paraphrase"] = lambda mine, _anchors, held, _held_anchors: paraphrase_gain(
             spaces, sets, mine, held, weight, judge, data)
@@ -395,6 +396,10 @@ def learn(base: str, review_path: Path, version: str | None = None, holdout: flo
         report["heads"][kind] = {"file": str(path), "config": settings[0], "settings": settings,
                                  "trained_on": sorted({src for head in params.values() if isinstance(head, dict)
                                                        for src in head.get("trained_on", ())})}
+        if spaces_refit is not None:
+            report["heads"][kind]["left_as_packaged"] = [f"{d['space']}: {d['why']}" for d in
+                                                         params["meta"]["review"]["spaces"] if not d["refit"]]
+    learned.mkdir(parents=True, exist_ok=True)  # also where no head was written: the report says why
     out = learned / f"review-{review.sha256[:12]}.json"
     out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     report["report"] = str(out)
@@ -446,6 +451,8 @@ def render(report: dict) -> str:
         lines += [f"  {line}" for h in report["heads"].values() for line in h.get("settings", [h["config"]])]
         lines += [f"  warning: {kind}'s refit started from less than its packaged head: {src}"
                   for kind, h in report["heads"].items() for src in h.get("trained_on", ()) if src.startswith("not ")]
+        lines += [f"  warning: {kind}'s {why} (those pairs are left to the packaged regressions)"
+                  for kind, h in report["heads"].items() for why in h.get("left_as_packaged", ())]
     lines.append(f"report -> {report['report']}")
     return "\n".join(lines)
 

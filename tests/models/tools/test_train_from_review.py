@@ -304,3 +304,21 @@ def test_the_answer_match_gate_follows_the_refit_heads_scores():
     assert int((after >= matched).sum()) == asked
     assert tfr.matched_gate(packaged, packaged, x, langs, gate) == gate  # the same heads, the same gate
     assert tfr.matched_gate(packaged, lower, x[:0], [], gate) == gate
+
+
+def test_chinese_merges_without_the_public_pairs_refit_nothing_and_say_why(base_and_review, tmp_path):
+    base, review = base_and_review
+    review.write_text(json.dumps({"action": "merge", "question": "你好", "into": "中国的首都是哪里"},
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
+    out = _learn(base, review, tmp_path / "w", holdout=0.0, data=tmp_path / "no-shared-data")
+    assert "paraphrase" not in out["heads"] and "no LCQMC and BQ dev pairs" in out["not_refit"]["paraphrase"]
+    assert "paraphrase: not refitted: zh: " not in tfr.render(out)
+    assert "paraphrase: not refitted: " in tfr.render(out)
+    # with an English pair beside it, the English regression is refitted and the summary says what was not
+    review.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in (
+        {"action": "merge", "question": "你好", "into": "中国的首都是哪里"},
+        {"action": "split", "question": "hello", "from": "What is the capital of France?"})), encoding="utf-8")
+    out = _learn(base, review, tmp_path / "w2", holdout=0.0, data=tmp_path / "no-shared-data")
+    assert out["heads"]["paraphrase"]["left_as_packaged"][0].startswith("zh: no LCQMC and BQ dev pairs")
+    assert "warning: paraphrase's zh: no LCQMC" in tfr.render(out)
+
