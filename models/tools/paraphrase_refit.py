@@ -128,7 +128,8 @@ def _also_rows(evidence: Evidence, sp: str, also: dict, base: PackagedPairs, pac
     """The ``also`` regression's packaged rows, as it was fitted on them: on the pairs the learned metric was itself
     fitted on, the metric's evidence is its out-of-fold logit (models.tools.train_paraphrase_second.fit_metric);
     in-sample logits would be surer than any a build sees, and the refit would lean on them (measured on ATEC
-    pairs: the refit on the packaged pairs alone merged twice as many, at precision .54 against .70)."""
+    pairs, with in-sample logits and the rows also cut at the floor: the refit on the packaged pairs alone merged
+    twice as many, at precision .54 against .70)."""
     from models.tools.train_paraphrase_second import fit_metric
 
     pairs = [p for p, _ in base.zh_also]
