@@ -30,13 +30,15 @@ recall@10 against exact search, on a sample of the base's own vectors, reaches t
 saved with the index. Vectors are L2-normalised, so inner product is cosine.
 
 On a machine with a GPU and faiss GPU support (``pip install .[gpu-cu13]`` or ``.[gpu-cu12]``), training and
-adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which. No GPU
-index holds more than ``GPU_SHARD_VALUES`` numbers: a larger base is added in shards, each on the GPU, merged on
-the CPU (:func:`add_in_shards`).
+adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which. An IVF
+index of more than ``GPU_MAX_LISTS`` lists is built on the CPU instead (with ``index.use_gpu: yes`` it is refused
+before any work): faiss's GPU build lost such indexes. No GPU index holds more than ``GPU_SHARD_VALUES``
+numbers: a larger base is added in shards, each on the GPU, merged on the CPU (:func:`add_in_shards`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from pathlib import Path
@@ -46,6 +48,7 @@ import numpy as np
 
 from schemas.config import IndexConfig
 
+LOG = logging.getLogger("qabase.index")
 NPROBES = (8, 16, 32, 64, 128, 256, 512, 1024)
 TRAIN_PER_LIST = 64
 # the rungs after Flat, most exact first: the codes each vector keeps in the inverted lists
@@ -57,8 +60,11 @@ PRECHECK_NEIGHBOURS = 100
 PRECHECK_SAMPLE = 50_000
 PRECHECK_LISTS = 256
 ID_BYTES = 8
-# faiss 1.15 for CUDA 13 (its cuVS IVF-SQ path) built 10M × 384 vectors as IVF16384,SQ8 with recall@10 .049 where
-# 4M kept .954 (docs/measurements/index-scale.md): past 2^31 numbers in one GPU index, so each GPU index stays under
+# faiss 1.15 for CUDA 13 on an H200 built every IVF index of 16,384 lists it was given with recall@10 .05 to .07
+# (1M and 10M vectors, SQ8 and Flat, its cuVS path and its own), where 8,192 and 12,000 lists kept .97 to .99
+# (docs/measurements/index-scale.md): more lists than the most seen to work are built on the CPU
+GPU_MAX_LISTS = 12_000
+# one GPU add past 2^31 numbers was never seen to work, so a GPU index is filled in shards under it
 GPU_SHARD_VALUES = 2**31 - 1
 
 
@@ -256,6 +262,21 @@ class FaissIndexBuilder:
         pick = np.sort(rng.choice(len(vectors), size=TRAIN_PER_LIST * ivf.nlist, replace=False))
         return np.ascontiguousarray(vectors[pick])
 
+    def _too_many_lists_for_gpu(self, index, factory: str) -> bool:
+        import faiss
+
+        ivf = faiss.try_extract_index_ivf(index)
+        if ivf is None or ivf.nlist <= GPU_MAX_LISTS:
+            return False
+        why = f"{factory} has {ivf.nlist:,} lists, more than the {GPU_MAX_LISTS:,} a GPU build kept its recall at"
+        if self.use_gpu == "yes":
+            from schemas.errors import PublishError
+
+            raise PublishError(f"index: index.use_gpu is yes but {why}; set index.use_gpu: auto (built on the CPU)"
+                               " or a factory of fewer lists")
+        LOG.info("index: built on the CPU: %s", why)
+        return True
+
     def build(self, vectors: np.ndarray, path: Path) -> dict:
         import faiss
 
@@ -263,14 +284,16 @@ class FaissIndexBuilder:
         n, dim = vectors.shape
         factory = choose_factory(n, dim, self.flat_max, self.memory_budget_mb) if self.factory == "auto" \
             else self.factory
-        precheck = self.precheck(vectors, factory)
-        t0 = time.perf_counter()
         index = faiss.index_factory(dim, factory, faiss.METRIC_INNER_PRODUCT)
-        gpus = gpu_count() if self.use_gpu in ("auto", "yes") else 0
+        seen = gpus = gpu_count() if self.use_gpu in ("auto", "yes") else 0
         if self.use_gpu == "yes" and not gpus:
             from schemas.errors import PublishError
 
             raise PublishError("index: index.use_gpu is yes but faiss sees no GPU (pip install .[gpu])")
+        if gpus and self._too_many_lists_for_gpu(index, factory):
+            gpus = 0
+        precheck = self.precheck(vectors, factory)
+        t0 = time.perf_counter()
         built_on = "cpu"
         train_set = self._training_sample(index, vectors)
         if gpus and n:
@@ -322,7 +345,7 @@ class FaissIndexBuilder:
         facts = {
             "file": path.name, "type": type(index).__name__, "factory": factory,
             "factory_requested": self.factory, "dim": int(dim), "metric": "inner_product", "normalized": True,
-            "ntotal": int(index.ntotal), "id_mapping": "row", "built_on": built_on, "gpus_seen": gpus,
+            "ntotal": int(index.ntotal), "id_mapping": "row", "built_on": built_on, "gpus_seen": seen,
             "faiss_version": faiss.__version__, "build_seconds": round(build_seconds, 3),
             "recall_at_10": round(recall, 6), "recall_sample": int(len(idx)), "recall_floor": self.recall_floor,
         }

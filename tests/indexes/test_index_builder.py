@@ -111,6 +111,22 @@ def test_requiring_a_gpu_without_one_is_a_clear_error(tmp_path):
         FaissIndexBuilder(use_gpu="yes").build(_clustered(100), tmp_path / "i.faiss")
 
 
+def test_more_lists_than_a_gpu_build_keeps_its_recall_at_are_built_on_the_cpu(tmp_path, monkeypatch, caplog):
+    import indexes.builder as builder
+
+    monkeypatch.setattr(builder, "gpu_count", lambda: 1)  # a GPU is seen; the list cap must keep the build off it
+    monkeypatch.setattr(builder, "GPU_MAX_LISTS", 64)
+    x = _clustered(5_000)
+    with caplog.at_level("INFO", logger="qabase.index"):
+        facts = FaissIndexBuilder("IVF128,Flat", use_gpu="auto", sample=100).build(x, tmp_path / "i.faiss")
+    assert facts["built_on"] == "cpu" and facts["gpus_seen"] == 1 and facts["recall_at_10"] >= 0.95
+    assert "built on the CPU: IVF128,Flat has 128 lists, more than the 64 a GPU build kept its recall at" in caplog.text
+    monkeypatch.setattr(FaissIndexBuilder, "precheck", lambda *a: pytest.fail("the pre-check ran before the refusal"))
+    with pytest.raises(PublishError, match="use_gpu is yes but IVF128,SQ8 has 128 lists"):
+        FaissIndexBuilder("IVF128,SQ8", use_gpu="yes").build(x, tmp_path / "j.faiss")
+    assert not (tmp_path / "j.faiss").exists()
+
+
 @pytest.mark.gpu
 @pytest.mark.faiss_gpu
 def test_gpu_build_matches_cpu_recall(tmp_path):
