@@ -83,6 +83,13 @@ class Evidence:
 
     def __init__(self, params: dict, embedders: dict):
         self.params, self.embedders, self.vectors = params, embedders, {}
+        # (space, regression, ids of the pairs and the judge) -> their rows: one command refits up to three times
+        self.packaged_rows = {}
+
+    def rows_of(self, key: tuple, make) -> np.ndarray:
+        if key not in self.packaged_rows:
+            self.packaged_rows[key] = make()
+        return self.packaged_rows[key]
 
     def _vecs(self, name: str, texts) -> None:
         todo = sorted({t for t in texts if (name, t) not in self.vectors})
@@ -177,15 +184,18 @@ def refit(packaged: dict, evidence: Evidence, base: PackagedPairs, review: list[
         rows = base.zh_main if sp == "zh" else base.en
         prm = out[sp]
         x_rev = evidence.features(sp, prm, mine)
-        out[sp] = _refit(prm, evidence.features(sp, prm, rows), np.array([p.label for p in rows]),
-                         np.ones(len(rows)), x_rev, y_rev, weight, MAIN_L2)
+        x_base = evidence.rows_of((sp, "main", id(base), id(packaged)), lambda: evidence.features(sp, prm, rows))
+        out[sp] = _refit(prm, x_base, np.array([p.label for p in rows]), np.ones(len(rows)), x_rev, y_rev, weight,
+                         MAIN_L2)
         below = ~(x_rev[:, 0] >= prm.get("floor", -1.0))
         if "also" in prm:
             also = prm["also"]
             pairs = [p for p, _ in base.zh_also]
             x_also = evidence.features(sp, also, mine)
-            out[sp]["also"] = _refit(also, _also_rows(evidence, sp, also, base, packaged), np.array(
-                [p.label for p in pairs]), np.array([w for _, w in base.zh_also]), x_also, y_rev, weight, ALSO_L2,
+            x_base = evidence.rows_of((sp, "also", id(base), id(packaged)),
+                                      lambda: _also_rows(evidence, sp, also, base, packaged))
+            out[sp]["also"] = _refit(also, x_base, np.array([p.label for p in pairs]),
+                                     np.array([w for _, w in base.zh_also]), x_also, y_rev, weight, ALSO_L2,
                                      above_floor=False)
             below &= ~(x_also[:, 0] >= also.get("floor", -1.0))
         done[sp] = {"refit": True, "review_pairs": len(mine), "below_floor": int(below.sum())}

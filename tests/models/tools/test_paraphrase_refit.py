@@ -152,3 +152,19 @@ def test_the_chinese_regressions_refit_on_their_packaged_pairs_alone_are_the_pac
     assert moved["zh"]["also"]["weights"] != packaged["zh"]["also"]["weights"]
     assert moved["zh"]["also"]["threshold"] == packaged["zh"]["also"]["threshold"]
     assert moved["zh"]["threshold"] == packaged["zh"]["threshold"]
+
+
+def test_refits_on_one_evidence_work_out_the_packaged_rows_once_and_agree_with_a_fresh_one(tmp_path, monkeypatch):
+    import models.tools.train_paraphrase_second as tps
+
+    base, packaged, evidence = _fake_chinese_world(tmp_path)
+    calls = []
+    real_fit_metric = tps.fit_metric
+    monkeypatch.setattr(tps, "fit_metric", lambda *a: calls.append(1) or real_fit_metric(*a))
+    split = [pr.Pair("花呗怎么还款", "借呗怎么还款", 0, "zh")] * 3
+    alone, _ = pr.refit(packaged, evidence, base, [], 5.0, ["zh"])
+    moved, _ = pr.refit(packaged, evidence, base, split, 5.0)
+    assert len(calls) == 1  # the metric's out-of-fold folds, the dearest of the packaged rows
+    fresh = pr.Evidence(packaged, evidence.embedders)
+    assert pr.refit(packaged, fresh, base, split, 5.0)[0] == moved
+    assert pr.refit(packaged, fresh, base, [], 5.0, ["zh"])[0] == alone
