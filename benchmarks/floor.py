@@ -27,10 +27,11 @@ BATCH = 64
 def answer_opening_chars(lang: str, answer_cut: str = "product") -> int:
     """How much of an answer of an entry in ``lang`` the floor embeds: the product's cut, or FLOOR_CHARS (flat)."""
     from schemas.config import AggregationConfig
+    from schemas.text import reads_as_chinese
 
     if answer_cut == "flat":
         return FLOOR_CHARS
-    return AggregationConfig.embed_max_chars_zh if lang in ("zh", "mixed") else AggregationConfig.embed_max_chars
+    return AggregationConfig.embed_max_chars_zh if reads_as_chinese(lang) else AggregationConfig.embed_max_chars
 
 
 def floor_texts(version: Path, answer_cut: str = "product") -> tuple[list[str], list[str]]:

@@ -135,11 +135,11 @@ def demo_pass_rate(name: str) -> dict:
     Chinese noise rows by kind) whose score passes filter.gec_threshold."""
     from pipelines.demo import BASE_QUESTIONS, NOISE
     from schemas.config import FilterConfig
-    from schemas.text import detect_lang
+    from schemas.text import detect_lang, reads_as_chinese
 
     groups = {"base": sorted({v for spec in BASE_QUESTIONS if spec["lang"] == "zh" for v in spec["variants"]})}
     for kind, question, _, _ in NOISE:
-        if detect_lang(question) in ("zh", "mixed"):
+        if reads_as_chinese(detect_lang(question)):
             groups.setdefault(kind, []).append(question)
     score = scorer(name)
     threshold = FilterConfig().gec_threshold

@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE.parent))
 
 def demo_questions() -> dict[str, list[str]]:
     from pipelines.demo import chat_records, csv_rows, demo_rows
-    from schemas.text import detect_lang
+    from schemas.text import detect_lang, lang_space
 
     texts = [r["question"] for r in demo_rows()] + [r["question"] for r in csv_rows()]
     for rec in chat_records():
@@ -36,7 +36,7 @@ def demo_questions() -> dict[str, list[str]]:
     by_lang: dict[str, list[str]] = {"en": [], "zh": []}
     for t in sorted(set(t for t in texts if isinstance(t, str) and t.strip())):
         lang = detect_lang(t)
-        by_lang["zh" if lang in ("zh", "mixed") else "en"].append(t)
+        by_lang[lang_space(lang)].append(t)
     return by_lang
 
 

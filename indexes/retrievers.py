@@ -40,7 +40,7 @@ from indexes.fusion import best_per_row, score_fusion, weighted_rrf
 from indexes.loading import LoadedBase, load_base
 from schemas.dates import as_of_note
 from schemas.errors import QabaseError
-from schemas.text import detect_lang, normalize_key
+from schemas.text import detect_lang, normalize_key, reads_as_chinese
 
 _SIDE_LOCK = threading.Lock()
 
@@ -89,7 +89,7 @@ class Answer(NamedTuple):
 
 
 def no_info_message(query: str) -> str:
-    return (NO_INFO_ZH if detect_lang(query) in ("zh", "mixed") else NO_INFO_EN).format(q=query)
+    return (NO_INFO_ZH if reads_as_chinese(detect_lang(query)) else NO_INFO_EN).format(q=query)
 
 
 MODES = ("dense", "bm25", "hybrid")

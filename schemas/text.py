@@ -277,6 +277,18 @@ def detect_lang(text: str) -> str:
     return "mixed"
 
 
+
+def reads_as_chinese(lang: str) -> bool:
+    """Whether the Chinese side of every two-language model and judge reads a text of ``lang``: 'zh', and 'mixed'
+    (Chinese with Latin terms in it, as :func:`detect_lang` names it)."""
+    return lang in ("zh", "mixed")
+
+
+def lang_space(lang: str) -> str:
+    """'zh' or 'en': the side of a two-language model or judge that reads a text of ``lang`` (English reads the
+    rest: 'other', and languages a log declares, such as 'fr')."""
+    return "zh" if reads_as_chinese(lang) else "en"
+
 class Scripts(NamedTuple):
     """Letters of a text by script."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from schemas.records import AnswerCount
+from schemas.text import reads_as_chinese
 
 
 class Viewpoint(NamedTuple):
@@ -34,7 +35,7 @@ class Aggregator(Protocol):
 
 
 def overall_summary(viewpoints: list[Viewpoint], lang: str) -> str:
-    if lang in ("zh", "mixed"):
+    if reads_as_chinese(lang):
         # each summary's own closing mark gives way to the separator (never "。；")
         parts = [f"（{i}）{v.summary.rstrip('。；;！!？?. ')}" for i, v in enumerate(viewpoints, 1)]
         return f"共有{len(viewpoints)}种观点：" + "；".join(parts) + "。"

@@ -22,7 +22,7 @@ from models.aggregators.gist import gist, group_words
 from models.words import content_tokens
 from schemas.config import AggregationConfig
 from schemas.records import AnswerCount
-from schemas.text import truncate
+from schemas.text import lang_space, reads_as_chinese, truncate
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 # markdown around a sentence of an LLM answer: list markers, headings, emphasis, a trailing colon heading
@@ -48,7 +48,7 @@ NEAR_DUPLICATE = {"en": 0.96, "zh": 0.98}
 def near_duplicate(lang: str) -> float:
     """The raw cosine at or above which two answers in ``lang`` are one answer reworded (Chinese and mixed
     answers by the Chinese figure)."""
-    return NEAR_DUPLICATE["zh" if lang in ("zh", "mixed") else "en"]
+    return NEAR_DUPLICATE[lang_space(lang)]
 
 
 def alike_openings(long: list[int], vecs: np.ndarray, lang: str) -> list[int]:
@@ -215,7 +215,7 @@ class EmbeddingAggregator:
         """How much of an answer is embedded: a Chinese character is about one token, an English one about a
         quarter, so Chinese answers get fewer characters for a like cost (the default equals the non-answer
         head's openings, models.nonanswer.embedding.OPENING_CHARS, so the vector cache serves those vectors)."""
-        return self._embed_chars_zh if lang in ("zh", "mixed") else self._embed_chars
+        return self._embed_chars_zh if reads_as_chinese(lang) else self._embed_chars
 
     def aggregate_many(self, groups):
         # a group with one distinct answer needs no vectors: embed only the others, in one batch

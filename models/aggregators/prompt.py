@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from schemas.text import reads_as_chinese
+
 PROMPTS = Path(__file__).parent / "prompts"
 DEFAULT_VERSION = "v1"
 
@@ -62,7 +64,7 @@ class PromptTemplate:
         return f"aggregate-{self.version}@{digest}"
 
     def render(self, question: str, answers: list[str], lang: str) -> str:
-        zh = lang in ("zh", "mixed")
+        zh = reads_as_chinese(lang)
         template = self.texts["zh" if zh else "en"]
         lines = [(f"答案{i}：{a}" if zh else f"Answer {i}: {a}") for i, a in enumerate(answers, 1)]
         return template.replace("{question}", question).replace("{answers}", "\n".join(lines))

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from schemas.errors import ModelLoadError
+from schemas.text import lang_space as _space
 
 HEAD_META = "intent_head.json"
 HEAD_WEIGHTS = "intent_head.npz"
@@ -47,10 +48,6 @@ def clarity(probs: np.ndarray, unclear: list[int]) -> np.ndarray:
     if not clear.any():
         raise ModelLoadError("intent classifier: every label is an unclear label")
     return probs[:, clear].max(axis=1)
-
-
-def _space(lang: str) -> str:
-    return "en" if lang in ("en", "other") else "zh"
 
 
 def _details(probs_row: np.ndarray, labels: list[str], temperature: float) -> dict:

@@ -16,6 +16,7 @@ import numpy as np
 
 from models.intent.chitchat import ChitchatHead, load_params, params_digest, usable_spaces
 from models.prototypes import PrototypeMargin, load_prototypes, sigmoid
+from schemas.text import lang_space
 
 _EN_QWORD = re.compile(r"^(what|how|why|when|where|who|whom|whose|which|can|could|should|would|is|are|"
                        r"do|does|did|will|may|explain|describe|tell me|recommend|list|compare|define)\b", re.I)
@@ -73,7 +74,7 @@ class PrototypeIntentScorer:
 
     @staticmethod
     def space(lang: str) -> str:
-        return "en" if lang in ("en", "other") else "zh"
+        return lang_space(lang)
 
     def embedders(self) -> dict[str, object]:
         return {space: m.embedder for space, m in self._margins.items()}

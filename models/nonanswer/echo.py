@@ -16,6 +16,7 @@ import re
 
 from models.nonanswer.plain import CLAUSE
 from models.nonanswer.tokens import has_figure, new_figures, stems
+from schemas.text import lang_space as _key
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -110,10 +111,6 @@ def answers_in_its_words(question: str, answer: str, lang: str) -> bool:
     """The answer uses the question's words to say something: it names something new, or (Chinese) fills the
     question's asking word. Neither a restatement nor a tautology, however much of the question it repeats."""
     return names_something_new(question, answer, lang) or (_key(lang) == "zh" and fills_the_slot(question, answer))
-
-
-def _key(lang: str) -> str:
-    return "zh" if lang in ("zh", "mixed") else "en"
 
 
 _GENERIC = {"zh": _GENERIC_ZH, "en": stems(" ".join(_GENERIC_EN))}

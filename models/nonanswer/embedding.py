@@ -27,6 +27,7 @@ from models.nonanswer.rules import RULES_VERSION, RuleNonAnswer
 from models.nonanswer.tokens import new_specifics, new_tokens
 from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
+from schemas.text import lang_space as space
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "nonanswer_lr.json"
 # what the heads trained now read of an answer, per language space (a Chinese character is about a
@@ -82,10 +83,6 @@ def nonanswer_identity(params: dict, embedder_id: str) -> str:
 
 
 SPACES = ("en", "zh")
-
-
-def space(lang: str) -> str:
-    return "zh" if lang in ("zh", "mixed") else "en"
 
 
 class EmbeddingNonAnswer:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from models.nonanswer.tokens import has_figure, new_figures, stems
+from schemas.text import lang_space as _key
 
 # clauses: sentences and their comma-separated parts (a phrase is taken out of its own part only)
 CLAUSE = re.compile(r"[^.!?;。！？；\n,，:：]+[.!?;。！？；,，:：]?")
@@ -139,10 +140,6 @@ _META_REPORT = {
 }
 
 _THEN_CONTENT = re.compile(r"[:：]\s*\S")  # "整理了以下几点：…": the report, then the answer itself
-
-
-def _key(lang: str) -> str:
-    return "zh" if lang in ("zh", "mixed") else "en"
 
 
 def asks_where(question: str, key: str) -> bool:

@@ -20,6 +20,7 @@ from models.nonanswer.base import score_answers
 from models.nonanswer.plain import unconditional
 from models.nonanswer.tokens import content_tokens, new_figures
 from schemas.judgement import Judgement, short_question
+from schemas.text import reads_as_chinese as _is_zh
 
 # (reason, English pattern, Chinese pattern); order matters only for the reason reported
 _FAMILIES = (
@@ -58,10 +59,6 @@ _CLAUSE = re.compile(r"(?:[^.!?;。！？；\n,，]|,(?! but\b)|，(?!但|不过
 _NUMBER = re.compile(r"\d")
 # what is left once the matched clauses are out: at least this many content tokens (words / characters)
 _ENOUGH = {"en": 5, "zh": 8}
-
-
-def _is_zh(lang: str) -> bool:
-    return lang in ("zh", "mixed")
 
 
 _PART = re.compile(r"[^,，]+[,，]?")

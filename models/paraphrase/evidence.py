@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from models.numbers import han_value, number_values
+from schemas.text import reads_as_chinese
 
 _EN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters of any alphabet: Bogotá, São Paulo, Zürich
 _EN_STOP = frozenset(
@@ -44,7 +45,7 @@ FEATURES = ("cosine", "overlap", "numbers_differ", "negation_differs", "same_con
 @functools.lru_cache(maxsize=1 << 16)
 def content_tokens(text: str, lang: str) -> frozenset[str]:
     # cached (here and below): a build judges each question against up to `neighbours` others
-    if lang in ("zh", "mixed"):
+    if reads_as_chinese(lang):
         chars = _PUNCT.sub("", text.lower())
         return frozenset(ch for ch in chars if ch not in _ZH_FUNCTION)
     return frozenset(w for w in _EN_WORD.findall(text.lower()) if w not in _EN_STOP)
@@ -56,7 +57,7 @@ _ZH_A_NOT_A = re.compile(r"(.)[不没]\1")
 
 @functools.lru_cache(maxsize=1 << 16)
 def negations(text: str, lang: str) -> int:
-    if lang in ("zh", "mixed"):
+    if reads_as_chinese(lang):
         return len(_ZH_NEGATION.findall(_ZH_A_NOT_A.sub("", text)))
     return len(_EN_NEGATION.findall(text.lower()))
 
@@ -156,7 +157,7 @@ _ZH_CLAUSE_MARK = re.compile(r"[,;:，；：、。!?！？\s]+")
 
 @functools.lru_cache(maxsize=1 << 16)
 def _order_tokens(text: str, lang: str) -> tuple[str, ...]:
-    if lang in ("zh", "mixed"):  # characters, and one clause mark where the text had clause punctuation
+    if reads_as_chinese(lang):  # characters, and one clause mark where the text had clause punctuation
         marked = _ZH_CLAUSE_MARK.sub(_CLAUSE, text.lower()).strip(_CLAUSE)
         return tuple(ch for ch in marked if ch == _CLAUSE or not _PUNCT.fullmatch(ch))
     return tuple(_CLAUSE if w in ",;:" else w for w in _EN_ORDER_TOKEN.findall(text.lower()) if w not in _EN_ARTICLES)
@@ -190,7 +191,7 @@ def direction_swapped(a: str, b: str, lang: str) -> bool:
         return False
     if _CLAUSE in m:
         return False
-    if lang in ("zh", "mixed"):
+    if reads_as_chinese(lang):
         return not any(word in "".join(m) for word in _ZH_SYMMETRIC)
     return not any(w in _EN_SYMMETRIC for w in m)
 

@@ -23,16 +23,13 @@ from models.paraphrase import second
 from models.paraphrase.evidence import (FEATURES, direction_swapped, entities_differ, negations, numbers_differ,
                                         pair_features)
 from schemas.errors import ModelLoadError
+from schemas.text import lang_space as space
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "paraphrase_judge.json"
 # the judge of one embedding space (no second space), kept as ``paraphrase.judge: pair-lr-single-space``
 SINGLE_SPACE = PACKAGED.with_name("paraphrase_judge_single_space.json")
 SECOND = "second"  # the feature name of the second space's evidence (models.paraphrase.second)
 WITH_SECOND = (*FEATURES, SECOND)
-
-
-def space(lang: str) -> str:
-    return "zh" if lang in ("zh", "mixed") else "en"
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> dict:

@@ -24,6 +24,7 @@ from models.standalone.words import (EN_ATTRIBUTES, EN_AUDIENCE, EN_DEICTIC, EN_
                                      ZH_CLASSIFIERS, ZH_DEICTIC, ZH_FOLLOW_UP_OPENERS, ZH_FUNCTION, ZH_NUMERALS,
                                      ZH_PREDICATES, ZH_RISKY_SINGLES)
 from schemas.judgement import Judgement
+from schemas.text import reads_as_chinese
 
 REASON = "no_subject"
 NO_CONTENT = 0.9  # nothing but asking words: a short question
@@ -237,4 +238,4 @@ class RuleStandalone:
         return self.threshold
 
     def judgements(self, texts: list[str], langs: list[str]) -> list[Judgement]:
-        return [judge_zh(t) if lang in ("zh", "mixed") else judge_en(t) for t, lang in zip(texts, langs)]
+        return [judge_zh(t) if reads_as_chinese(lang) else judge_en(t) for t, lang in zip(texts, langs)]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from schemas.text import lang_space
+
 _TELLS = {
     "zh": re.compile(r"实时|最新|当前|今年|截[至止]|随[^，。；]{0,12}(变化|波动|调整|更新)|每年[^，。；]{0,8}(不同|变化|调整)"),
     "en": re.compile(r"\b(real[- ]time|latest|as of (now|today|this \w+|\w+ \d{4}|\d{4})|at the time of writing|"
@@ -28,5 +30,5 @@ def reads_answers(cfg) -> bool:
 
 def answer_tell(answer: str, lang: str) -> str:
     """The words of ``answer`` that say it goes stale, or ""."""
-    m = _TELLS["zh" if lang in ("zh", "mixed") else "en"].search(answer)
+    m = _TELLS[lang_space(lang)].search(answer)
     return m.group() if m else ""

@@ -21,6 +21,7 @@ import re
 from typing import NamedTuple
 
 from schemas.judgement import short_question
+from schemas.text import reads_as_chinese as _is_zh
 
 CUES_VERSION = "cues2"  # part of the detectors' identities: a change to a pattern re-judges cached questions
 
@@ -237,10 +238,6 @@ _FIXED_ZH = _zh(r"是什么意思|什么意思|啥意思|什么是|什么叫|的
                 r"计算|算|查)|如何(?:开通|兑换|设置|更新|下载|安装|计算|查)|公式|一般|通常|每年|往年|历年|出生日期|生日|"
                 r"哪一?年(?:成立|建校|建立|创立|创办|出生|建成|发明|去世|开始|结束|发生)|第[一二三四五六七八九十0-9]+任|首任|"
                 r"概率|几率|规则")
-
-
-def _is_zh(lang: str) -> bool:
-    return lang in ("zh", "mixed")
 
 
 def reads_fixed(question: str, lang: str) -> bool:

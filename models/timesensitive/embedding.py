@@ -26,13 +26,10 @@ from models.timesensitive.cues import CUES_VERSION, reads_fixed, sure_cue
 from models.timesensitive.rules import FAMILIES, cue_families, looks_stable
 from schemas.errors import ModelLoadError
 from schemas.judgement import Judgement
+from schemas.text import lang_space as space
 
 PACKAGED = Path(__file__).resolve().parents[1] / "data" / "timesensitive_lr.json"
 SPACES = ("en", "zh")
-
-
-def space(lang: str) -> str:
-    return "zh" if lang in ("zh", "mixed") else "en"
 
 
 def cue_features(question: str, lang: str) -> list[float]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from models.hfseq import HfYesNo
 from models.timesensitive.base import score_questions
 from schemas.judgement import Judgement
+from schemas.text import lang_space
 
 POSITIVE = frozenset({"time_sensitive", "time-sensitive", "stale", "temporal", "dynamic", "yes", "true", "1"})
 
@@ -29,7 +30,7 @@ class HfTimeSensitivity:
 
     @staticmethod
     def space(lang: str) -> str:
-        return "zh" if lang in ("zh", "mixed") else "en"
+        return lang_space(lang)
 
     def embedders(self) -> dict:
         return {}

@@ -16,6 +16,7 @@ import re
 from models.timesensitive.base import score_questions
 from models.timesensitive.cues import CUES_VERSION, reads_fixed, reads_past, sure_cue
 from schemas.judgement import Judgement
+from schemas.text import reads_as_chinese as _is_zh
 
 # (reason, English pattern, Chinese pattern)
 FAMILIES = (
@@ -62,10 +63,6 @@ _STABLE_EN = re.compile(r"\b(did|was|were|first|founded|invented|originally|hist
                         r"ancient|used to)\b", re.I)
 _STABLE_ZH = re.compile(r"(历史上|第一(?:个|位|届|次)|最早|古代|当年|曾经|发明|成立于|是哪一年|哪年|哪一年|朝代|唐朝|宋朝|明朝|清朝)")
 REASONS = tuple(r for r, _, _ in FAMILIES)
-
-
-def _is_zh(lang: str) -> bool:
-    return lang in ("zh", "mixed")
 
 
 def cue_families(question: str, lang: str) -> list[str]:

@@ -31,10 +31,11 @@ from pathlib import Path
 
 from schemas.config import AggregationConfig
 from schemas.errors import QabaseError
+from schemas.text import reads_as_chinese
 
 
 def render_target(summary: str, viewpoints: list[dict], lang: str) -> str:
-    zh = lang in ("zh", "mixed")
+    zh = reads_as_chinese(lang)
     lines = [(f"总结：{summary}" if zh else f"Summary: {summary}")]
     for v in viewpoints:
         ids = ("，".join(f"答案{i}" for i in v["answer_ids"]) if zh
