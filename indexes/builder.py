@@ -46,7 +46,7 @@ from typing import Protocol
 
 import numpy as np
 
-from schemas.config import IndexConfig
+from schemas.config import GPU_MAX_LISTS, IndexConfig
 
 LOG = logging.getLogger("qabase.index")
 NPROBES = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -60,10 +60,6 @@ PRECHECK_NEIGHBOURS = 100
 PRECHECK_SAMPLE = 50_000
 PRECHECK_LISTS = 256
 ID_BYTES = 8
-# faiss 1.15 for CUDA 13 on an H200 built every IVF index of 16,384 lists it was given with recall@10 .05 to .07
-# (1M and 10M vectors, SQ8 and Flat, its cuVS path and its own), where 8,192 and 12,000 lists kept .97 to .99
-# (docs/measurements/index-scale.md): more lists than the most seen to work are built on the CPU
-GPU_MAX_LISTS = 12_000
 # one GPU add past 2^31 numbers was never seen to work, so a GPU index is filled in shards under it
 GPU_SHARD_VALUES = 2**31 - 1
 

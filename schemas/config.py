@@ -396,6 +396,12 @@ class TopicsConfig:
                                            "base with the lowest `reliability` (ties by rank).", lo=0, hi=1)
 
 
+# faiss 1.15 for CUDA 13 on an H200 built every IVF index of 16,384 lists it was given with recall@10 .05 to .07
+# (1M and 10M vectors, SQ8 and Flat, its cuVS path and its own), where 8,192 and 12,000 lists kept .97 to .99
+# (docs/measurements/index-scale.md): an index of more lists than the most seen to work is built on the CPU
+GPU_MAX_LISTS = 12_000
+
+
 @dataclass(frozen=True)
 class IndexConfig:
     # auto's choice: indexes/builder.py
@@ -413,8 +419,9 @@ class IndexConfig:
     recall_floor: float = key(0.95, "Publishing fails when recall@10 against exact search stays below this after "
                                     "nprobe is raised as far as 1024, and before the build when a compressed "
                                     "index's pre-check on a sample stays below it.", lo=0, hi=1)
-    use_gpu: str = key("auto", "`auto`: train and add on a GPU when faiss has one; `yes`: require one; `no`.",
-                               choices=("auto", "yes", "no"))
+    use_gpu: str = key("auto", f"`auto`: train and add on a GPU when faiss has one (an IVF index of more than "
+                               f"{GPU_MAX_LISTS:,} lists stays on the CPU: faiss's GPU build lost them); `yes`: require "
+                               "one (and refuse such an index); `no`.", choices=("auto", "yes", "no"))
     # one index per language space, the intent embedders' (docs/measurements/retrieval.md); false: as format-1
     # bases, which have no language indexes
     language_indexes: bool = key(True, "Also publish `index_en.faiss` and `index_zh.faiss` over every form of each "
