@@ -83,13 +83,15 @@ class Evidence:
 
     def __init__(self, params: dict, embedders: dict):
         self.params, self.embedders, self.vectors = params, embedders, {}
-        # (space, regression, ids of the pairs and the judge) -> their rows: one command refits up to three times
+        # (space, regression, ids of the pairs and the judge) -> (the pairs, the judge, their rows): one command
+        # refits up to three times; holding the two keeps their ids from being reused by other objects
         self.packaged_rows = {}
 
-    def rows_of(self, key: tuple, make) -> np.ndarray:
+    def rows_of(self, sp: str, regression: str, base: PackagedPairs, packaged: dict, make) -> np.ndarray:
+        key = (sp, regression, id(base), id(packaged))
         if key not in self.packaged_rows:
-            self.packaged_rows[key] = make()
-        return self.packaged_rows[key]
+            self.packaged_rows[key] = (base, packaged, make())
+        return self.packaged_rows[key][2]
 
     def _vecs(self, name: str, texts) -> None:
         todo = sorted({t for t in texts if (name, t) not in self.vectors})
@@ -184,7 +186,7 @@ def refit(packaged: dict, evidence: Evidence, base: PackagedPairs, review: list[
         rows = base.zh_main if sp == "zh" else base.en
         prm = out[sp]
         x_rev = evidence.features(sp, prm, mine)
-        x_base = evidence.rows_of((sp, "main", id(base), id(packaged)), lambda: evidence.features(sp, prm, rows))
+        x_base = evidence.rows_of(sp, "main", base, packaged, lambda: evidence.features(sp, prm, rows))
         out[sp] = _refit(prm, x_base, np.array([p.label for p in rows]), np.ones(len(rows)), x_rev, y_rev, weight,
                          MAIN_L2)
         below = ~(x_rev[:, 0] >= prm.get("floor", -1.0))
@@ -192,7 +194,7 @@ def refit(packaged: dict, evidence: Evidence, base: PackagedPairs, review: list[
             also = prm["also"]
             pairs = [p for p, _ in base.zh_also]
             x_also = evidence.features(sp, also, mine)
-            x_base = evidence.rows_of((sp, "also", id(base), id(packaged)),
+            x_base = evidence.rows_of(sp, "also", base, packaged,
                                       lambda: _also_rows(evidence, sp, also, base, packaged))
             out[sp]["also"] = _refit(also, x_base, np.array([p.label for p in pairs]),
                                      np.array([w for _, w in base.zh_also]), x_also, y_rev, weight, ALSO_L2,
