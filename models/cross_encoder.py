@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -169,4 +170,25 @@ def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path |
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
     return model.to(device=device, dtype=getattr(torch, precision)).eval(), tokenizer, meta
+
+
+_SHARED: dict[tuple, tuple] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_cross_encoder(path: str | Path, device: str = "cpu", precision: str = "float32"):
+    """:func:`load_cross_encoder` for inference, loaded once per process for each file (as it is on disk), device
+    and precision: a judge is made again for each build's context (its config section, its cache folder), and
+    each fresh copy of the e5 weights would hold about half a gigabyte for the life of the process. Callers must
+    not train it."""
+    p = Path(path).resolve()
+    try:
+        st = p.stat()
+    except OSError:
+        return load_cross_encoder(path, device, precision=precision)  # its own error: not a pair model file
+    key = (str(p), st.st_mtime_ns, st.st_size, device, precision)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = load_cross_encoder(p, device, precision=precision)
+        return _SHARED[key]
 

@@ -25,11 +25,11 @@ def _identity(target, ctx) -> str:
 
 def _load(target, ctx):
     from models.answermatch.judge import AnswerMatchJudge
-    from models.cross_encoder import MeteredPairLogits, load_cross_encoder
+    from models.cross_encoder import MeteredPairLogits, shared_cross_encoder
     from models.embedders.hf_common import resolve_device, resolve_precision
 
     device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
-    model, tokenizer, meta = load_cross_encoder(target or PACKAGED, device, precision=precision)
+    model, tokenizer, meta = shared_cross_encoder(target or PACKAGED, device, precision=precision)
     logits = MeteredPairLogits(model, tokenizer, "answer_match e5-pairs", batch=ctx.batch_size, device=device)
     return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above)
 

@@ -44,13 +44,13 @@ def _zh_threshold(ctx) -> float | None:
 
 
 def _pair_e5(target, ctx):
-    from models.cross_encoder import MeteredPairLogits, load_cross_encoder
+    from models.cross_encoder import MeteredPairLogits, shared_cross_encoder
     from models.embedders.hf_common import resolve_device, resolve_precision
     from models.paraphrase.e5_pair_judge import PACKAGED, E5PairJudge
 
     path = target or PACKAGED
     device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
-    model, tokenizer, meta = load_cross_encoder(path, device, precision=precision)
+    model, tokenizer, meta = shared_cross_encoder(path, device, precision=precision)
     logits = MeteredPairLogits(model, tokenizer, "paraphrase pair-e5", batch=ctx.batch_size, device=device)
     return E5PairJudge(logits, meta, _pair_lr("", ctx), _zh_threshold(ctx), _model_digest(path, precision))
 

@@ -64,6 +64,17 @@ def test_the_packaged_model_loads_through_the_registry_and_judges():
     assert judge.model_id == RegistryModels.of(cfg).identities()["answer_match"]
 
 
+@pytest.mark.slow  # loads the packaged encoder
+def test_builds_with_other_cache_folders_share_one_copy_of_the_encoders_weights(tmp_path):
+    # a judge is made again for each cache folder (a long-lived process builds many bases); a copy of the e5
+    # weights each held about half a gigabyte until the process ended
+    cfg = load_config(None, {"answer_match.enabled": True})
+    first, second = (registry.configured_judges(judge_sections(cfg, ANSWER), cfg.models, str(tmp_path / name))[0]
+                     for name in ("a", "b"))
+    assert first.inner is not second.inner
+    assert first.inner.logits.model is second.inner.logits.model
+
+
 def test_a_judges_context_carries_the_models_device_and_batch_size():
     from schemas.config import ModelsConfig
 
