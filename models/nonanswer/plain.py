@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from models.nonanswer.aspects import only_aspects
 from models.nonanswer.tokens import has_figure, new_figures, stems
 from schemas.text import lang_space as _key
 
@@ -212,10 +213,13 @@ def varies_only(question: str, answer: str, key: str) -> bool:
 
 
 def meta(question: str, answer: str, lang: str) -> bool:
-    """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:"), or reports what
-    one would hold ("提供了具体的年龄")."""
+    """The whole answer describes an answer ("直接给出该词的读音。", "Here is an overview of X:"), reports what
+    one would hold ("提供了具体的年龄"), or names only the aspects it would cover ("区别在于用途、材料和价格":
+    models.nonanswer.aspects)."""
     key = _key(lang)
     if _META_REPORT[key].match(answer) and not _THEN_CONTENT.search(answer):
+        return True
+    if key == "zh" and only_aspects(answer):  # (its "三个方面" is the list's count, no figure of an answer)
         return True
     if has_figure(answer):
         return False

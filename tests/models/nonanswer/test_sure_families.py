@@ -41,6 +41,11 @@ NON_ANSWERS = {
         ("zh", "这部剧有多少集", "提供了这部剧的具体集数"),  # reports what an answer would hold
         ("zh", "十大城市排名", "列出了中国排名前十的城市及其特点"),
         ("en", "top ten laptops", "Listed the top ten laptops and their specs."),
+        # only the aspects an answer would cover, never what is there
+        ("zh", "毛笔和钢笔有什么区别", "毛笔和钢笔的区别主要在于材质、用法和书写效果"),
+        ("zh", "糖尿病早期有什么信号", "糖尿病早期信号包括典型症状和非典型症状"),
+        ("zh", "电动车为什么充不进电", "充不进电可能是由于设备、环境和使用方式等多种原因"),
+        ("zh", "高铁涨价对我们有什么影响", "高铁涨价的影响主要体现在经济和社会两个方面"),
     ],
     "restatement": [
         ("zh", "阿司匹林的副作用", "阿司匹林的副作用及注意事项"),
@@ -101,6 +106,10 @@ ANSWERS = [
     ("zh", "小米14多少钱", "价格因配置而异，起售价3999元"),  # a figure of its own
     ("zh", "这种病能活几年", "取决于多种因素，包括治疗；多数患者能活10年以上"),
     ("zh", "雾霾对人有什么危害", "雾霾的危害主要是引发呼吸道疾病"),
+    # a list of what is there, not of where to look
+    ("zh", "感冒有什么症状", "感冒的症状包括发烧、咳嗽和流鼻涕"),
+    ("zh", "毛笔和钢笔有什么区别", "区别在于毛笔用动物毛做笔头，钢笔用金属笔尖"),
+    ("zh", "电动车为什么充不进电", "可能是由于充电器损坏或电池老化"),
     ("zh", "太阳风暴会停电几天", "可能导致短暂的停电，具体时间取决于风暴的强度和持续时间。"),
     ("en", "how much does a plumber charge", "It depends on the job, but most charge $50 to $100 an hour."),
     ("en", "who wrote the report", "The ministry provided the report in 2021."),
