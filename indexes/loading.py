@@ -473,6 +473,16 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
         spaces=load_spaces(path, manifest, len(rows), embedder))
 
 
+def forget(version_dir: str | Path) -> None:
+    """Drop a version folder from this process's cache of loaded bases. A service moving to the next version
+    calls it for the last one: without it, each day's version stayed in memory for the life of the service.
+    Whoever still holds the old LoadedBase keeps it; a later load_base reads it from disk again."""
+    target = Path(version_dir).resolve()
+    with _CACHE_LOCK:
+        for key in [k for k in _CACHE if Path(k[0]).resolve() == target]:
+            del _CACHE[key]
+
+
 def load_base(base_dir: str | Path, embedder=None, cache_dir: str | Path | None = None) -> LoadedBase:
     """Load and verify a published base (cached per version folder). ``base_dir``: a base (its ``latest``
     symlink or ``LATEST`` file), a version folder, or either as a URL of a store (``gs://…``, any Beam

@@ -107,6 +107,7 @@ class LiveBase:
     def _load(self, path: Path) -> None:
         """Load and verify a version under its reader lease (schemas.leases: retention never deletes a version
         a service serves); the lease of the version served before is given back once the new one serves."""
+        from indexes.loading import forget
         from indexes.retrievers import AnswerRetriever, QuestionRetriever
         lease = None
         try:
@@ -122,11 +123,13 @@ class LiveBase:
                 raise
             return
         previous, self._lease = self._lease, lease
+        served_before, self._path = self._path, path
         self._tools = (qr, ar, qr.base.version)
-        self._path = path
         self.last_error = ""
         if previous is not None:
             previous.release()
+        if served_before is not None:
+            forget(served_before)  # its indexes and tables go once no request holds them
 
 
 def _digits(value):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from fakes.models import FakeModels
 
+from indexes import loading
 from models.config_check import load_config
 from pipelines import cli
 from pipelines.build import run_build
@@ -195,6 +196,9 @@ def test_a_serving_live_base_holds_its_version_until_it_serves_the_next(built, t
     assert [i.why for i in retention.gc(str(base), keep=1, dry_run=True).keep if i.name == OLD[0]] == [
         "served (a service holds its reader lease)"]
     assert served.current()[2] == live  # the next request serves latest, and gives OLD[0] back
+    # and its memory: the process's cache of loaded bases no longer holds it (a daily publish would pile up)
+    held = {Path(k[0]).resolve() for k in loading._CACHE}
+    assert (base / "versions" / live).resolve() in held and (base / "versions" / OLD[0]).resolve() not in held
     plan = retention.gc(str(base), keep=1)
     assert sorted(i.name for i in plan.remove) == OLD and _versions(base) == [live]
     assert served.current()[2] == live
