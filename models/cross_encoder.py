@@ -191,4 +191,3 @@ def shared_cross_encoder(path: str | Path, device: str = "cpu", precision: str =
         if key not in _SHARED:
             _SHARED[key] = load_cross_encoder(p, device, precision=precision)
         return _SHARED[key]
-
