@@ -4,7 +4,8 @@ the next build changes (docs/guides/learning-from-review.md).
     python benchmarks/learn_from_review_demo.py [--data DIR] [--work /tmp/qabase-learn-demo] [--json OUT.json]
 
 1. builds a base from the hand-labelled lines of the DQ sample's ``tune`` split (``dq_base/dq_base_sample.jsonl``,
-   a Chinese short-video app's chatbot; models.tools.dq_labels) with the packaged judges;
+   a Chinese short-video app's chatbot; models.tools.dq_labels), the 1,315 labelled when the review file was
+   written, with the packaged judges;
 2. ``qabase train-from-review`` with docs/examples/review-learn-demo.jsonl (written on that base): the gain on the
    held-out decisions and anchors;
 3. the packaged and the refit judges on the labels' ``report`` split, 391 other answers of the same chatbot that
@@ -31,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from models.tools.paths import add_data_option, find_data  # noqa: E402
 
 REVIEW = ROOT / "docs" / "examples" / "review-learn-demo.jsonl"
+REVIEWED_LABELS = 1706  # the label rows (models.tools.dq_labels, in file order) there were when REVIEW was written
 
 
 def _build(logs: list[Path], base: Path, *sets: str) -> dict:
@@ -117,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     logs, base = args.work / "dq_tune.jsonl", args.work / "base"
     lines = (data / "dq_base" / "dq_base_sample.jsonl").read_text(encoding="utf-8").split("\n")
-    tune = sorted(r["line"] for r in read_labels() if r["split"] == "tune")
+    # the base the review file was written on: the tune lines labelled before the file was (later labels leave it
+    # as it was, so its decisions still name its entries)
+    tune = sorted(r["line"] for r in read_labels()[:REVIEWED_LABELS] if r["split"] == "tune")
     logs.write_text("".join(lines[n] + "\n" for n in tune), encoding="utf-8")
     next_day = args.work / "dq_report.jsonl"
     report_lines = sorted(r["line"] for r in read_labels() if r["split"] == "report")

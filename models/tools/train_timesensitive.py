@@ -7,7 +7,7 @@
 The files: TSV with a header, columns lang, label (1 = time-sensitive), kind, question. The head is fitted on the
 ``--dev`` files (written in this repository; default: timesensitive_dev.tsv, and for Chinese also the terse
 real-style timesensitive_real_tune.tsv with its hard stable negatives) and, for Chinese, on the real questions of
-the hand labels' **tune** split of the Decompose-and-Query sample (models.tools.dq_labels: 1,315 questions users
+the hand labels' **tune** split of the Decompose-and-Query sample (models.tools.dq_labels: 2,013 questions users
 asked a real Chinese chatbot, ``dq_base/dq_base_sample.jsonl`` of the shared data: alkaidpku/DQ-ToolQA @e31f388,
 data/reliable.json, a seeded sample; released with the paper for research); ``--written-only`` leaves them out.
 Its threshold: the out-of-fold one with the best F0.5 per language (precision first). The table is ``--eval`` per
