@@ -7,8 +7,9 @@ answer in a QA base; no keyword rule chose a label. In the order of the file:
 
 * 2026-11-27: 800 lines (``random.Random(20261127).sample(range(4000), 800)``), both splits;
 * 2026-11-27: 906 more tune lines (docs/measurements/answer-match.md says how they were picked);
-* 2026-11-28: every tune line left (698), in three parts read by three labellers from one written guide (the kinds
-  below, with the earlier labels' examples); one reader a line. The report split has not grown since the first 800.
+* 2026-11-28: every tune line left (698), in three parts read by three labellers from one written guide
+  (benchmarks/dq_base_labelling_guide.md: the kinds below, with the earlier labels' examples); one reader a line.
+  The report split has not grown since the first 800.
 
 Counts: ``python benchmarks/dq_base_labels.py [--data DIR] [--split report|tune]``.
 
