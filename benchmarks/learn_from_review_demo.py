@@ -121,10 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     lines = (data / "dq_base" / "dq_base_sample.jsonl").read_text(encoding="utf-8").split("\n")
     # the base the review file was written on: the tune lines labelled before the file was (later labels leave it
     # as it was, so its decisions still name its entries)
-    tune = sorted(r["line"] for r in read_labels()[:REVIEWED_LABELS] if r["split"] == "tune")
+    labels = read_labels()
+    tune = sorted(r["line"] for r in labels[:REVIEWED_LABELS] if r["split"] == "tune")
     logs.write_text("".join(lines[n] + "\n" for n in tune), encoding="utf-8")
     next_day = args.work / "dq_report.jsonl"
-    report_lines = sorted(r["line"] for r in read_labels() if r["split"] == "report")
+    report_lines = sorted(r["line"] for r in labels if r["split"] == "report")
     next_day.write_text("".join(lines[n] + "\n" for n in report_lines), encoding="utf-8")
     plain = _build([logs], base)
     learned = learn(str(base), REVIEW)
