@@ -8,7 +8,7 @@ the next build changes (docs/guides/learning-from-review.md).
    written, with the packaged judges;
 2. ``qabase train-from-review`` with docs/examples/review-learn-demo.jsonl (written on that base): the gain on the
    held-out decisions and anchors;
-3. the packaged and the refit judges on the labels' ``report`` split, 391 other answers of the same chatbot that
+3. the packaged and the refit judges on the labels' ``report`` split, 1,986 other answers of the same chatbot that
    neither the base nor the review holds (are real answers now flagged?);
 4. the next day: the report split's lines arrive as new logs; builds the base with them and the review file,
    once with the packaged heads and once with the refit ones, and lists what the heads changed between the two:
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -103,7 +104,7 @@ def report_split(data: Path, heads: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_data_option(ap, "dq_base/dq_base_sample.jsonl")
-    ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-learn-demo"), help="logs and the base go here")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-learn-demo"), help="logs and the base go here (a base left there is removed first)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
     data = find_data(args.data)
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(False, True)
     args.work.mkdir(parents=True, exist_ok=True)
     logs, base = args.work / "dq_tune.jsonl", args.work / "base"
+    # a base left by an earlier run (or one stopped halfway) would make the first build an increment of it
+    shutil.rmtree(base, ignore_errors=True)
     lines = (data / "dq_base" / "dq_base_sample.jsonl").read_text(encoding="utf-8").split("\n")
     # the base the review file was written on: the tune lines labelled before the file was (later labels leave it
     # as it was, so its decisions still name its entries)

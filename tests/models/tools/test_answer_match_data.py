@@ -16,7 +16,7 @@ def test_no_report_answer_is_trained_or_calibrated_on(shared_data):
     sets = training_sets(shared_data, None, 0)
     report = {(q, a) for q, a, _ in sets["report"]}
     used = {(q, a) for name in ("fit", "calibrate") for q, a, _ in sets[name]}
-    assert len(sets["report"]) == 391 and not report & used
+    assert len(sets["report"]) == 1986 and not report & used
     fit_questions = {q for q, _, _ in sets["fit"]}
     for measured in ("calibrate", "report"):  # nor their questions, with another answer (a written one)
         assert not fit_questions & {q for q, _, _ in sets[measured]}
