@@ -104,7 +104,8 @@ def report_split(data: Path, heads: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_data_option(ap, "dq_base/dq_base_sample.jsonl")
-    ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-learn-demo"), help="logs and the base go here (a base left there is removed first)")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/qabase-learn-demo"),
+                    help="logs and the base go here (a base left there is removed first)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
     data = find_data(args.data)
