@@ -5,7 +5,8 @@
 
 The judges are the registry's, under the default config (``non_answer.model``, ``time_sensitive.model`` and their
 thresholds), through their public ``judgements`` and their ``decide`` (schemas.judgement.Configured), as the build
-applies them (time-sensitivity twice: the question judge alone, and with the answers' tells the build also reads).
+applies them (time-sensitivity twice: the question judge alone, and as the build decides with the answers read
+too).
 Prints precision, recall and F1 of each judge, and the share of each kind of non-answer flagged. The
 code measured is whatever ``models`` imports (``PYTHONPATH=/other/checkout`` measures another checkout).
 """
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from models.config_check import load_config
     from models.registry import judge_model
-    from models.timesensitive.answers import answer_tell, reads_answers
+    from models.timesensitive.answers import entry_reasons, reads_answers
+    from models.timesensitive.cues import sure_cue
 
     rows = load(split=None if args.split == "all" else args.split)
     cfg = load_config(None)
@@ -40,10 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     nonanswer = judge_model("non_answer", cfg.non_answer, cfg.models)
     na = [bool(reason) for _, reason in nonanswer.decide(nonanswer.judgements(items), langs)]
     timely = judge_model("time_sensitive", cfg.time_sensitive, cfg.models)
-    ts = [bool(reason) for _, reason in timely.score([r["question"] for r in rows], langs)]
-    # the build also flags an entry whose answers say it goes stale (time_sensitive.answers; one answer per row here)
+    judged = timely.score([r["question"] for r in rows], langs)
+    ts = [bool(reason) for _, reason in judged]
+    # the build reads an entry's answers too (time_sensitive.answers: the question and its answers together, then
+    # their tells; pipelines.stages.aggregate); one answer per row here
     reads = reads_answers(cfg.time_sensitive)
-    told = [flag or (reads and bool(answer_tell(r["answer"], "zh"))) for r, flag in zip(rows, ts)]
+    told = ts if not reads else [bool(reason) for reason in entry_reasons(
+        timely, [(r["question"], "zh", score, reason, [(r["answer"], 1)]) for r, (score, reason) in zip(rows, judged)],
+        [bool(sure_cue(r["question"], "zh")) for r in rows])]
     gold = [int(r["time_sensitive"]) for r in rows]
     out = {"split": args.split, "non_answer": {"model": nonanswer.model_id,
                                                **prf(na, [int(r["non_answer"]) for r in rows])},

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from schemas.judgement import OWN_THRESHOLD
 from schemas.text import lang_space
 
 _TELLS = {
@@ -32,3 +33,30 @@ def answer_tell(answer: str, lang: str) -> str:
     """The words of ``answer`` that say it goes stale, or ""."""
     m = _TELLS[lang_space(lang)].search(answer)
     return m.group() if m else ""
+
+
+READ_TOGETHER = "question and answers"  # the reason where the question and its answers read together flag an entry
+
+
+def entry_reasons(detector, entries: list[tuple[str, str, float, str, list[tuple[str, int]]]],
+                  sure: list[bool]) -> list[str]:
+    """The time-sensitivity reason per entry (question, language, the question's score, the question's reason or
+    "", its answers as (text, count)), or "": what a build under ``policy: flag`` with ``answers`` on serves.
+
+    Where the detector has an answers head for the language (the packaged Chinese one: models.timesensitive.
+    embedding) and decides at its own threshold, the question and its answers read together decide: they can
+    flag an entry its question alone did not, and clear one it did; ``sure``: a sure cue flagged the question
+    (kept whatever the answers say). Then an entry not flagged is flagged where one of its answers tells it goes
+    stale (:func:`answer_tell`)."""
+    read = getattr(detector, "read_answers", None)
+    own = getattr(detector, "threshold", OWN_THRESHOLD) == OWN_THRESHOLD
+    combined = read([e[:3] + (e[4],) for e in entries]) if read is not None and own else [None] * len(entries)
+    out = []
+    for (question, lang, _, reason, answers), score, is_sure in zip(entries, combined, sure):
+        if score is not None and not is_sure:
+            reason = (reason or READ_TOGETHER) if score >= detector.answers_threshold(lang) else ""
+        if not reason:
+            told = next((t for t in (answer_tell(text, lang) for text, _ in answers) if t), "")
+            reason = f"answer: {told}" if told else ""
+        out.append(reason)
+    return out

@@ -20,9 +20,13 @@ class TimeSensitiveConfig:
     # the packaged head: models/data/timesensitive_lr.json (docs/measurements/time-sensitive-questions.md)
     model: str = key("embedding", "`embedding` (the packaged heads over the intent embedders' spaces), "
            "`embedding:/path/params.json`, `rules` (cue families alone) or `hf:/path`.")
-    answers: bool = key(True, "Under `policy: flag`, an entry is also flagged where one of its answers says it goes "
-                        "stale (\"价格实时变动\", \"以最新公布为准\", \"as of this year\"; reason `answer: <the words>`), "
-                        "its question judged otherwise; a reviewer's time_sensitive decision still decides. "
-                        "`false`: the question alone decides.")
+    # the packaged Chinese head reads the answers' openings too (docs/measurements/time-sensitive-questions.md)
+    answers: bool = key(True, "Under `policy: flag`, an entry's answers are read too: where the head has an answers "
+                        "head (the packaged Chinese one) and decides at its own threshold, the question and its "
+                        "answers together flag or clear the entry (a sure cue's flag stays; reason `question and "
+                        "answers` where the question alone did not flag it); then an entry not flagged is flagged "
+                        "where one of its answers says it goes stale (\"价格实时变动\", \"以最新公布为准\", \"as of "
+                        "this year\"; reason `answer: <the words>`). A reviewer's time_sensitive decision still "
+                        "decides. `false`: the question alone decides.")
     threshold: float = key(-1.0, "A question is time-sensitive when its score reaches this; -1 takes the model's own.",
                                  lo=0, hi=1, also=(-1, "the model's own"))

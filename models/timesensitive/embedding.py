@@ -114,3 +114,39 @@ class EmbeddingTimeSensitivity:
 
     def score(self, questions, langs, vectors):
         return score_questions(self, questions, langs, vectors)
+
+    def read_answers(self, entries: list[tuple[str, str, float, list[tuple[str, int]]]]) -> list[float | None]:
+        """Per entry (question, language, the question's score, its answers as (text, count)): the score of the
+        question and its answers read together (:func:`with_answers`), or None where this language has no
+        answers head or the entry no answer. Each answer's opening is embedded once (the vector cache serves the
+        openings the non-answer judge embedded)."""
+        out: list[float | None] = [None] * len(entries)
+        for sp in SPACES:
+            head = self.params[sp].get(ANSWERS)
+            idx = [i for i, e in enumerate(entries) if space(e[1]) == sp and e[3]] if head else []
+            if not idx:
+                continue
+            texts = list(dict.fromkeys(t[:int(head["opening_chars"])] for i in idx for t, _ in entries[i][3]))
+            p = dict(zip(texts, apply(head, np.asarray(self._embedders[sp].embed(texts), dtype=np.float64))))
+            for i in idx:
+                answers = [(p[t[:int(head["opening_chars"])]], n) for t, n in entries[i][3]]
+                out[i] = with_answers(head, entries[i][2], answers)
+        return out
+
+    def answers_threshold(self, lang: str) -> float | None:
+        head = self.params[space(lang)].get(ANSWERS)
+        return float(head["threshold"]) if head else None
+
+
+ANSWERS = "answers"  # a language's parameters: the answers head (models.tools.train_timesensitive)
+
+
+def with_answers(head: dict, question_score: float, answers: list[tuple[float, int]]) -> float:
+    """The question's score and its answers' (the head's probability per answer, weighted by how often it was
+    given) in one: ``question_weight`` of the first and the rest of the second. A price question's answers name
+    a price or a date; a height question's answer a height: the answers tell stale from stable where the
+    question's wording does not."""
+    given = sum(n for _, n in answers)
+    from_answers = sum(p * n for p, n in answers) / given
+    w = float(head["question_weight"])
+    return w * float(question_score) + (1.0 - w) * from_answers

@@ -5,7 +5,8 @@ from __future__ import annotations
 from models.aggregators.base import AggregateResult
 from models.aggregators.signals import answer_signals, reliability, reliability_parts
 from models.factory import ModelFactory
-from models.timesensitive.answers import answer_tell
+from models.timesensitive.answers import entry_reasons
+from models.timesensitive.cues import sure_cue
 from pipelines.beam.counters import run_counted
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
 from schemas.dates import period_value
@@ -13,21 +14,31 @@ from schemas.records import AnswerGroup, KeptQuestion
 from schemas.review_outcome import REVIEWED_METHOD
 
 
-def told_by_answers(kept: KeptQuestion, group: AnswerGroup) -> str:
-    """The entry's time-sensitivity reason where its question was not judged time-sensitive but one of its
-    answers says it goes stale ("answer: 实时"), or "" (also where a reviewer decided the entry's flag)."""
-    q, review = kept.scored, kept.review
-    if q.time_sensitive or (review is not None and review.time_sensitive is not None):
-        return ""
-    told = next((t for t in (answer_tell(a.text, q.lang) for a in group.answers) if t), "")
-    return f"answer: {told}" if told else ""
+def time_reasons(detector, batch: list[tuple[KeptQuestion, AnswerGroup]]) -> list[str | None]:
+    """Per entry, its time-sensitivity reason read with its answers (models.timesensitive.answers.entry_reasons:
+    the question and its answers together where the detector has an answers head, then the answers' tells), ""
+    where not time-sensitive; None where a reviewer decided the entry's flag (it stands)."""
+    todo = [i for i, (k, _) in enumerate(batch) if k.review is None or k.review.time_sensitive is None]
+    entries, sure = [], []
+    for i in todo:
+        kept, group = batch[i]
+        q = kept.scored
+        entries.append((q.question, q.lang, q.time_score, q.time_reason if q.time_sensitive else "",
+                        [(a.text, a.count) for a in group.answers]))
+        sure.append(any(sure_cue(text, q.lang) for text, _ in kept.aliases or [(q.question, 1)]))
+    out: list[str | None] = [None] * len(batch)
+    for i, reason in zip(todo, entry_reasons(detector, entries, sure)):
+        out[i] = reason
+    return out
 
 
-def qa_row(kept: KeptQuestion, group: AnswerGroup, agg, tell_time: bool = False) -> dict:
-    """A row of qa.parquet (plus the index vector under 'vector', dropped before writing); ``tell_time``: an
-    entry is also time-sensitive where its answers say so (:func:`told_by_answers`)."""
-    told = told_by_answers(kept, group) if tell_time else ""
-    q = kept.scored._replace(time_sensitive=True, time_reason=told) if told else kept.scored
+def qa_row(kept: KeptQuestion, group: AnswerGroup, agg, time_reason: str | None = None) -> dict:
+    """A row of qa.parquet (plus the index vector under 'vector', dropped before writing); ``time_reason``: the
+    entry's time-sensitivity read with its answers (:func:`time_reasons`; "" not time-sensitive), None: its
+    question's judgement stands."""
+    q = kept.scored
+    if time_reason is not None:
+        q = q._replace(time_sensitive=bool(time_reason), time_reason=time_reason)
     signals = answer_signals(agg, list(group.valid))
     # under injection.policy flag instruction-like answers vote: the entry is served with the reason of the most
     # given one (the answers are in frequency order)
@@ -71,18 +82,22 @@ def reviewed_answer(kept: KeptQuestion) -> str | None:
     return kept.review.answer if kept.review is not None else None
 
 
-def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]], tell_time: bool = False) -> list[dict]:
+def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]], time_detector=None) -> list[dict]:
+    """qa rows; ``time_detector``: the build's time-sensitivity judge where entries are also judged by their
+    answers (:func:`time_reasons`; under ``time_sensitive.policy: flag`` with ``time_sensitive.answers``), None
+    where the questions' judgements stand."""
     # only the answers that answer: a non-answer never wins a vote nor forms or supports a viewpoint; an entry
     # whose answer a reviewer set is served that answer, its logged answers kept in `answers` for reference
     todo = [(k, g) for k, g in batch if reviewed_answer(k) is None]
     results = iter(aggregator.aggregate_many([(k.scored.question, k.qtype, k.scored.lang, list(g.valid))
                                               for k, g in todo]) if todo else [])
+    times = time_reasons(time_detector, batch) if time_detector is not None else [None] * len(batch)
     out = []
-    for k, g in batch:
+    for (k, g), time_reason in zip(batch, times):
         text = reviewed_answer(k)
         agg = (next(results) if text is None
                else AggregateResult(text, 1.0, 1.0, [], REVIEWED_METHOD, []))
-        out.append(qa_row(k, g, agg, tell_time))
+        out.append(qa_row(k, g, agg, time_reason))
     return out
 
 
@@ -103,16 +118,18 @@ class AggregateHandler(MeteredHandler):
             from models.caches.aggregations import AggregationCache, CachedAggregator
 
             agg = CachedAggregator(agg, AggregationCache(self._cache_path))
-        return ModelBox(agg)
+        # the time judge the score stage loaded (the registry's cache): it reads the answers' openings
+        return ModelBox((agg, self._factory.time_sensitivity() if self._tell_time else None))
 
     def run_inference(self, batch, model, inference_args=None):
-        agg = model.value
+        agg, timely = model.value
         return run_counted("aggregate", agg,
-                           lambda: self._run(lambda b: aggregate_groups(agg, b, self._tell_time), batch))
+                           lambda: self._run(lambda b: aggregate_groups(agg, b, timely), batch))
 
 
 def aggregate_transform(factory: ModelFactory, batch_size: int, cache_path: str | None = None,
                         tell_time: bool = False) -> MeteredInference:
-    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None); ``tell_time``: see
-    :func:`qa_row`. The progress lines' total: the entries that come."""
+    """(KeptQuestion, AnswerGroup) -> qa row; ``cache_path``: the aggregation cache (or None); ``tell_time``: entries
+    are also judged time-sensitive by their answers (:func:`time_reasons`). The progress lines' total: the entries
+    that come."""
     return MeteredInference(AggregateHandler(factory, batch_size, cache_path, tell_time))
