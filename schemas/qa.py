@@ -88,7 +88,9 @@ QA_SCHEMA = pa.schema([
     _col("time_sensitive", pa.bool_(), "true when its answers may go stale (time_sensitive.policy flag; false "
                                        "under keep)"),
     _col("time_sensitive_reason", pa.string(), "the cue family that made it time-sensitive: price, latest, "
-                                               "this_year, ... (\"\" when not)"),
+                                               "this_year, ...; `question and answers` where they were read "
+                                               "together, `answer: <the words>` where an answer says it goes "
+                                               "stale (\"\" when not)"),
     _col("logs_period", PERIOD, "calendar dates of the first and last rows its answers came from; null when the "
                                 "logs carry no timestamps", nullable=True),
     _col("agreeing_answers", pa.int64(), "answer rows that agree with the chosen answer (its class)"),

@@ -12,6 +12,10 @@ Decision order: a sure cue (models.timesensitive.cues) flags the question whatev
 rest, its probability halved for a question that reads as fixed (a definition or how-to, a birth date, a
 founding year, a first holder, a rule of thumb: ``cues.reads_fixed``). ``sure_cues=False`` gives the head
 alone, as packaged (benchmarks/timesensitive_real_eval.py).
+
+A language's parameters may hold an answers head (``answers``: the packaged Chinese one, fitted on real answers):
+:meth:`EmbeddingTimeSensitivity.read_answers` scores a question with its answers' openings, which the build uses
+under ``policy: flag`` (models.timesensitive.answers.entry_reasons; docs/measurements/time-sensitive-questions.md).
 """
 
 from __future__ import annotations
