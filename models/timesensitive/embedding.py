@@ -110,8 +110,8 @@ class EmbeddingTimeSensitivity:
             if cue:
                 out.append(Judgement(float(p), cue, {"cue": cue}, True))
                 continue
-            if self.sure_cues and reads_fixed(q, lg):  # a definition, a birth date, a rule of thumb: halved
-                p = p / 2
+            if self.sure_cues:
+                p = discounted(p, q, lg)
             fams = cue_families(q, lg)
             out.append(Judgement(float(p), fams[0] if fams else "time_sensitive"))
         return out
@@ -130,10 +130,11 @@ class EmbeddingTimeSensitivity:
             idx = [i for i, e in enumerate(entries) if space(e[1]) == sp and e[3]] if head else []
             if not idx:
                 continue
-            texts = list(dict.fromkeys(t[:int(head["opening_chars"])] for i in idx for t, _ in entries[i][3]))
+            cut = int(head["opening_chars"])
+            texts = list(dict.fromkeys(t[:cut] for i in idx for t, _ in entries[i][3]))
             p = dict(zip(texts, apply(head, np.asarray(self._embedders[sp].embed(texts), dtype=np.float64))))
             for i in idx:
-                answers = [(p[t[:int(head["opening_chars"])]], n) for t, n in entries[i][3]]
+                answers = [(p[t[:cut]], n) for t, n in entries[i][3]]
                 out[i] = with_answers(head, entries[i][2], answers)
         return out
 
@@ -143,6 +144,13 @@ class EmbeddingTimeSensitivity:
 
 
 ANSWERS = "answers"  # a language's parameters: the answers head (models.tools.train_timesensitive)
+
+
+def discounted(p: float, question: str, lang: str) -> float:
+    """The head's probability, halved where the question reads as fixed (a definition, a birth date, a rule of
+    thumb: ``cues.reads_fixed``): what the judge scores with its sure cues on, and what the answers head's
+    threshold is chosen on."""
+    return p / 2 if reads_fixed(question, lang) else p
 
 
 def with_answers(head: dict, question_score: float, answers: list[tuple[float, int]]) -> float:

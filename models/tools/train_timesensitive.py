@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from models.logistic import apply, fit
+from models.nonanswer.embedding import OPENING_CHARS
 from models.timesensitive.embedding import SPACES, features, space
 from models.timesensitive.rules import RuleTimeSensitivity
 from models.tools.fitted import add_output_options, read_labelled_tsv, write_outputs
@@ -108,8 +109,8 @@ def fit_space(rows, embedder, beta: float) -> dict:
 
 
 # the Chinese answers head (models.timesensitive.embedding.with_answers): the answer's opening as the non-answer
-# judge reads it (128 characters, so its vectors come from the cache), weighed equally with the question's score
-ANSWER_OPENING = 128
+# judge reads it (so its vectors come from the cache), weighed equally with the question's score
+ANSWER_OPENING = OPENING_CHARS["zh"]
 QUESTION_WEIGHT = 0.5
 # a 384-number vector of a couple of thousand answers: out-of-fold AUROC on the tune split 0.928 at the questions'
 # L2 (10), 0.941 at 100, 0.939 at 300 (folds by line; the same order with folds by question)
@@ -122,8 +123,8 @@ def fit_answers(written: list, real: list[dict], embedder, beta: float) -> dict:
     F-beta of the question and answer read together (``with_answers``; a sure cue keeps its flag, a question
     that reads as fixed is halved, as the judge does), both heads out of fold: folds by line, the ``written``
     rows always among the question head's training rows."""
-    from models.timesensitive.cues import reads_fixed, sure_cue
-    from models.timesensitive.embedding import with_answers
+    from models.timesensitive.cues import sure_cue
+    from models.timesensitive.embedding import discounted, with_answers
 
     questions = [("zh", r["question"], r["time_sensitive"], "dq") for r in real]
     xq, y = _xy(questions, embedder)
@@ -137,7 +138,7 @@ def fit_answers(written: list, real: list[dict], embedder, beta: float) -> dict:
         pa[~train] = apply(fit(xa[train], y[train], l2=ANSWER_L2), xa[~train])
     head = dict(fit(xa, y, l2=ANSWER_L2), opening_chars=ANSWER_OPENING, question_weight=QUESTION_WEIGHT)
     together = np.array([1.0 if sure_cue(r["question"], "zh") else
-                         with_answers(head, q / 2 if reads_fixed(r["question"], "zh") else q, [(a, 1)])
+                         with_answers(head, discounted(q, r["question"], "zh"), [(a, 1)])
                          for r, q, a in zip(real, pq, pa)])
     threshold = _best_threshold(together, y, beta)
     print(f"answers head, out of fold on {len(y):,} real rows: AUROC question {_auroc(pq, y):.4f}, answers "
