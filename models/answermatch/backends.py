@@ -31,7 +31,8 @@ def _load(target, ctx):
     device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
     model, tokenizer, meta = shared_cross_encoder(target or PACKAGED, device, precision=precision)
     logits = MeteredPairLogits(model, tokenizer, "answer_match e5-pairs", batch=ctx.batch_size, device=device)
-    return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above)
+    return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above,
+                            ctx.section.second_opinion)
 
 
 BACKENDS = (Backend("e5-pairs", _load, _identity),

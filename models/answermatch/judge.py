@@ -15,12 +15,17 @@ class AnswerMatchJudge:
     """P(the answer does not answer the question), reason ``does_not_answer`` (a detector: see models.answermatch
     .backends.JUDGE)."""
 
-    def __init__(self, logits, threshold: float, model_id: str, asks_above: float = 0.0):
+    langs = LANGS
+
+    def __init__(self, logits, threshold: float, model_id: str, asks_above: float = 0.0,
+                 second_opinion: bool = False):
         self.logits = logits  # (question, answer) pairs -> logits (cross_encoder.pair_logits bound to a model)
         self.threshold = threshold
         self.model_id = model_id
         # asked only of answers the non-answer judge scores at least this (pipelines.stages.nonanswer)
         self.asks_above = asks_above
+        # also asked of the answers that judge flags by its score alone, and its verdict on them stands
+        self.second_opinion = second_opinion
 
     def own_threshold(self, lang: str) -> float:
         return self.threshold

@@ -80,22 +80,26 @@ def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:
     return best
 
 
-def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray]:
-    """(flags, scores) of the build's default non-answer judge (its config threshold, applied as the stage does)."""
+def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flags, scores, sure) of the build's default non-answer judge (its config threshold, applied as the stage
+    does; ``sure``: flagged by a sure rule, whatever the score)."""
     from models.config_check import load_config
     from models.registry import judge_model
 
     cfg = load_config(None)
     detector = judge_model("non_answer", cfg.non_answer, cfg.models)
     items = [(q, a, "zh") for q, a, _ in pairs]
-    judged = detector.decide(detector.judgements(items), ["zh"] * len(items))
-    return np.array([bool(r) for _, r in judged]), np.array([s for s, _ in judged])
+    judgements = detector.judgements(items)
+    judged = detector.decide(judgements, ["zh"] * len(items))
+    return (np.array([bool(r) for _, r in judged]), np.array([s for s, _ in judged]),
+            np.array([j.sure for j in judgements]))
 
 
 def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple) -> tuple[np.ndarray, int]:
-    """What a build with the default config shuts out: the non-answer judge's flags, and answer_match's where that
-    judge let the answer through and scored it at least ``answer_match.ask_above``, the model in the number format
-    ``models.precision`` resolves to here; and how many answers it asked."""
+    """What a build with the default config shuts out (pipelines.stages.nonanswer: judged_columns): the non-answer
+    judge's sure flags; answer_match's verdict where that judge let the answer through and scored it at least
+    ``answer_match.ask_above``, and where it flagged the answer by its score alone (``answer_match.second_opinion``);
+    the model in the number format ``models.precision`` resolves to here. And how many answers it asked."""
     import torch
 
     from models.config_check import load_config
@@ -104,9 +108,11 @@ def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple
     from schemas.judgement import asked_items
 
     cfg = load_config(None)
-    flags, scores = default
+    flags, scores, sure = default
     open_ = [i for i in range(len(pairs)) if not flags[i]]
     asked = [open_[j] for j in asked_items([scores[i] for i in open_], cfg.answer_match.ask_above)]
+    if cfg.answer_match.second_opinion:
+        asked = sorted(asked + [i for i in range(len(pairs)) if flags[i] and not sure[i]])
     dtype = getattr(torch, resolve_precision(cfg.models.precision))
     p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked]))
     out = flags.copy()

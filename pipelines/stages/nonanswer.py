@@ -83,10 +83,14 @@ def judged_columns(judges: tuple, items: list[tuple[str, str, str]]) -> list[dic
     one that flags an answer shuts it out as a non-answer is, with its reason (:data:`SHUT_OUT_AS`)."""
     langs = [lang for _, _, lang in items]
     columns = [{} for _ in items]
+    unsure = []  # the non-answer judge's flags by its score alone, not by a sure rule
     for kind, judge in judges:
         if kind.columns and items:
-            for fields, (score, reason) in zip(columns, judge.decide(judge.judgements(items), langs)):
+            judged = judge.judgements(items)
+            for i, (fields, (score, reason), j) in enumerate(zip(columns, judge.decide(judged, langs), judged)):
                 fields.update(zip(kind.columns, (bool(reason), round(float(score), 6), reason)))
+                if kind.columns[0] == NON_ANSWER and reason and not j.sure:
+                    unsure.append(i)
     others = tuple(judge for kind, judge in judges if not kind.columns)
     if others:
         # only the answers not shut out yet: an answer judge may cost an encoder pass per answer (answer_match)
@@ -95,7 +99,29 @@ def judged_columns(judges: tuple, items: list[tuple[str, str, str]]) -> list[dic
         for i, (_, reason) in zip(open_, other_verdicts(others, [items[i] for i in open_], priors)):
             if reason:
                 columns[i].update(zip(SHUT_OUT_AS, (True, reason)))
+        second_opinions(others, items, unsure, columns)
     return columns
+
+
+def second_opinions(others: tuple, items: list[tuple[str, str, str]], unsure: list[int], columns: list[dict]) -> None:
+    """A judge with ``second_opinion`` (answer_match) judges again the answers the non-answer judge flagged by its
+    score alone, in the languages it reads (its ``langs``): its verdict stands (shut out with the non-answer
+    judge's reason, or let through). A sure rule's flag is not judged again: the rules read words a model may
+    not weigh (on real answers they are almost never wrong), and a head's score is a guess about the answer's
+    opening alone, where this judge reads the question too. In wiring order: an item goes to the first such
+    judge that reads its language."""
+    left = list(unsure)
+    for judge in others:
+        if not getattr(judge, "second_opinion", False) or not left:
+            continue
+        asked = [i for i in left if items[i][2] in judge.langs]
+        left = [i for i in left if items[i][2] not in judge.langs]
+        if not asked:
+            continue
+        sub = [items[i] for i in asked]
+        for i, (_, reason) in zip(asked, judge.decide(judge.judgements(sub), [lang for _, _, lang in sub])):
+            if not reason:
+                columns[i].update(zip(SHUT_OUT_AS, (False, "")))
 
 
 def judge_groups(judges: tuple, batch: list[tuple[Entry, list]], max_answers: int,

@@ -113,3 +113,47 @@ def test_the_gate_is_config():
 
     with pytest.raises(ConfigError, match="ask_above"):
         load_config(None, {"answer_match.ask_above": 2})
+
+
+class NonAnswerHead:
+    """A non-answer judge with columns: flags by score, or by a sure rule."""
+
+    def __init__(self, by_answer):
+        self.by_answer = by_answer  # answer -> (score, reason, sure)
+
+    def judgements(self, items):
+        from schemas.judgement import Judgement
+
+        return [Judgement(s, r, {}, sure) for s, r, sure in (self.by_answer[a] for _, a, _ in items)]
+
+    def decide(self, judged, langs):
+        return [(j.score, j.reason if j.sure or j.score >= 0.5 else "") for j in judged]
+
+
+@pytest.mark.parametrize("second_opinion", [True, False])
+def test_it_judges_again_what_the_non_answer_judge_flags_by_its_score_alone(second_opinion):
+    from models.nonanswer.backends import JUDGE as NON_ANSWER_KIND
+    from pipelines.stages.nonanswer import judged_columns
+
+    head = NonAnswerHead({"a1": (0.9, "non_answer", False), "a2": (1.0, "inability", True),
+                          "a3": (0.8, "non_answer", False), "a4": (0.7, "non_answer", False),
+                          "a5": (0.1, "", False)})
+    # the pair model: a1 answers its question, a2 (a sure rule's flag) too, a3 does not; a4 is English
+    logits = Logits({"a1": -3.0, "a2": -3.0, "a3": 3.0, "a4": -3.0, "a5": -3.0})
+    judge = Configured(AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03,
+                                        second_opinion=second_opinion),
+                       OWN_THRESHOLD, "answer-match-x", ANSWER_MATCH.flags_low)
+    items = [("q1", "a1", "zh"), ("q2", "a2", "zh"), ("q3", "a3", "zh"), ("q4", "a4", "en"), ("q5", "a5", "zh")]
+    columns = judged_columns(((NON_ANSWER_KIND, head), (ANSWER_MATCH, judge)), items)
+    flags = [c["non_answer"] for c in columns]
+    reasons = [c["non_answer_reason"] for c in columns]
+    if second_opinion:
+        # let through where the pair model finds it answers; the head's reason where it agrees; a sure rule's
+        # flag and a language it does not read are not judged again
+        assert flags == [False, True, True, True, False]
+        assert reasons == ["", "inability", "non_answer", "non_answer", ""]
+        assert [a for _, a in sum(logits.asked, [])] == ["a5", "a1", "a3"]
+    else:
+        assert flags == [True, True, True, True, False]
+        assert [a for _, a in sum(logits.asked, [])] == ["a5"]
+    assert [c["non_answer_score"] for c in columns] == [0.9, 1.0, 0.8, 0.7, 0.1]  # the head's scores, as they were
