@@ -32,7 +32,7 @@ def _load(target, ctx):
     model, tokenizer, meta = shared_cross_encoder(target or PACKAGED, device, precision=precision)
     logits = MeteredPairLogits(model, tokenizer, "answer_match e5-pairs", batch=ctx.batch_size, device=device)
     return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above,
-                            ctx.section.second_opinion)
+                            ctx.section.lets_through_below)
 
 
 BACKENDS = (Backend("e5-pairs", _load, _identity),

@@ -18,14 +18,14 @@ class AnswerMatchJudge:
     langs = LANGS
 
     def __init__(self, logits, threshold: float, model_id: str, asks_above: float = 0.0,
-                 second_opinion: bool = False):
+                 lets_through_below: float = 0.0):
         self.logits = logits  # (question, answer) pairs -> logits (cross_encoder.pair_logits bound to a model)
         self.threshold = threshold
         self.model_id = model_id
         # asked only of answers the non-answer judge scores at least this (pipelines.stages.nonanswer)
         self.asks_above = asks_above
-        # also asked of the answers that judge flags by its score alone, and its verdict on them stands
-        self.second_opinion = second_opinion
+        # also asked of the answers that judge flags by its score alone: those it scores below this are let through
+        self.lets_through_below = lets_through_below
 
     def own_threshold(self, lang: str) -> float:
         return self.threshold

@@ -98,8 +98,9 @@ def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple) -> tuple[np.ndarray, int]:
     """What a build with the default config shuts out (pipelines.stages.nonanswer: judged_columns): the non-answer
     judge's sure flags; answer_match's verdict where that judge let the answer through and scored it at least
-    ``answer_match.ask_above``, and where it flagged the answer by its score alone (``answer_match.second_opinion``);
-    the model in the number format ``models.precision`` resolves to here. And how many answers it asked."""
+    ``answer_match.ask_above``; where it flagged the answer by its score alone, answer_match lets through those it
+    scores below ``answer_match.lets_through_below``. The model in the number format ``models.precision`` resolves to
+    here. And how many answers it asked."""
     import torch
 
     from models.config_check import load_config
@@ -111,13 +112,14 @@ def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple
     flags, scores, sure = default
     open_ = [i for i in range(len(pairs)) if not flags[i]]
     asked = [open_[j] for j in asked_items([scores[i] for i in open_], cfg.answer_match.ask_above)]
-    if cfg.answer_match.second_opinion:
-        asked = sorted(asked + [i for i in range(len(pairs)) if flags[i] and not sure[i]])
+    below = cfg.answer_match.lets_through_below
+    again = [i for i in range(len(pairs)) if flags[i] and not sure[i]] if below > 0 else []
     dtype = getattr(torch, resolve_precision(cfg.models.precision))
-    p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked]))
+    p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked + again]))
     out = flags.copy()
-    out[asked] = p >= threshold
-    return out, len(asked)
+    out[asked] = p[:len(asked)] >= threshold
+    out[again] = p[len(asked):] >= below
+    return out, len(asked) + len(again)
 
 
 def build_parser() -> argparse.ArgumentParser:

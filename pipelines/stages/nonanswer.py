@@ -104,23 +104,23 @@ def judged_columns(judges: tuple, items: list[tuple[str, str, str]]) -> list[dic
 
 
 def second_opinions(others: tuple, items: list[tuple[str, str, str]], unsure: list[int], columns: list[dict]) -> None:
-    """A judge with ``second_opinion`` (answer_match) judges again the answers the non-answer judge flagged by its
-    score alone, in the languages it reads (its ``langs``): its verdict stands (shut out with the non-answer
-    judge's reason, or let through). A sure rule's flag is not judged again: the rules read words a model may
-    not weigh (on real answers they are almost never wrong), and a head's score is a guess about the answer's
-    opening alone, where this judge reads the question too. In wiring order: an item goes to the first such
-    judge that reads its language."""
+    """A judge with ``lets_through_below`` (answer_match) judges again the answers the non-answer judge flagged by
+    its score alone, in the languages it reads (its ``langs``), and lets through those it scores below that; the
+    others stay shut out with the non-answer judge's reason. A sure rule's flag is not judged again: the rules read
+    words (on real answers they are almost never wrong), where a head's score is a guess from the answer's opening
+    alone and this judge reads the question too. In wiring order: an item goes to the first such judge that reads
+    its language."""
     left = list(unsure)
     for judge in others:
-        if not getattr(judge, "second_opinion", False) or not left:
+        below = getattr(judge, "lets_through_below", 0.0)
+        if below <= 0 or not left:
             continue
         asked = [i for i in left if items[i][2] in judge.langs]
         left = [i for i in left if items[i][2] not in judge.langs]
         if not asked:
             continue
-        sub = [items[i] for i in asked]
-        for i, (_, reason) in zip(asked, judge.decide(judge.judgements(sub), [lang for _, _, lang in sub])):
-            if not reason:
+        for i, j in zip(asked, judge.judgements([items[i] for i in asked])):
+            if j.score < below:
                 columns[i].update(zip(SHUT_OUT_AS, (False, "")))
 
 

@@ -130,30 +130,39 @@ class NonAnswerHead:
         return [(j.score, j.reason if j.sure or j.score >= 0.5 else "") for j in judged]
 
 
-@pytest.mark.parametrize("second_opinion", [True, False])
-def test_it_judges_again_what_the_non_answer_judge_flags_by_its_score_alone(second_opinion):
+@pytest.mark.parametrize("below", [0.7, 0.0])
+def test_it_judges_again_what_the_non_answer_judge_flags_by_its_score_alone(below):
     from models.nonanswer.backends import JUDGE as NON_ANSWER_KIND
     from pipelines.stages.nonanswer import judged_columns
 
     head = NonAnswerHead({"a1": (0.9, "non_answer", False), "a2": (1.0, "inability", True),
                           "a3": (0.8, "non_answer", False), "a4": (0.7, "non_answer", False),
-                          "a5": (0.1, "", False)})
-    # the pair model: a1 answers its question, a2 (a sure rule's flag) too, a3 does not; a4 is English
-    logits = Logits({"a1": -3.0, "a2": -3.0, "a3": 3.0, "a4": -3.0, "a5": -3.0})
-    judge = Configured(AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03,
-                                        second_opinion=second_opinion),
+                          "a5": (0.1, "", False), "a6": (0.99, "non_answer", False)})
+    # the pair model: a1 answers its question, a2 (a sure rule's flag) too, a3 does not, a6 (.5 to .73) probably
+    # does not (above its threshold of .3, below where it lets through); a4 is English
+    logits = Logits({"a1": -3.0, "a2": -3.0, "a3": 3.0, "a4": -3.0, "a5": -3.0, "a6": 1.0})
+    judge = Configured(AnswerMatchJudge(logits, 0.3, "answer-match-x", asks_above=0.03, lets_through_below=below),
                        OWN_THRESHOLD, "answer-match-x", ANSWER_MATCH.flags_low)
-    items = [("q1", "a1", "zh"), ("q2", "a2", "zh"), ("q3", "a3", "zh"), ("q4", "a4", "en"), ("q5", "a5", "zh")]
+    items = [("q1", "a1", "zh"), ("q2", "a2", "zh"), ("q3", "a3", "zh"), ("q4", "a4", "en"), ("q5", "a5", "zh"),
+             ("q6", "a6", "zh")]
     columns = judged_columns(((NON_ANSWER_KIND, head), (ANSWER_MATCH, judge)), items)
     flags = [c["non_answer"] for c in columns]
     reasons = [c["non_answer_reason"] for c in columns]
-    if second_opinion:
-        # let through where the pair model finds it answers; the head's reason where it agrees; a sure rule's
+    if below:
+        # let through where the pair model scores it below .7; the head's reason where it does not; a sure rule's
         # flag and a language it does not read are not judged again
-        assert flags == [False, True, True, True, False]
-        assert reasons == ["", "inability", "non_answer", "non_answer", ""]
-        assert [a for _, a in sum(logits.asked, [])] == ["a5", "a1", "a3"]
+        assert flags == [False, True, True, True, False, True]
+        assert reasons == ["", "inability", "non_answer", "non_answer", "", "non_answer"]
+        assert [a for _, a in sum(logits.asked, [])] == ["a5", "a1", "a3", "a6"]
     else:
-        assert flags == [True, True, True, True, False]
+        assert flags == [True, True, True, True, False, True]
         assert [a for _, a in sum(logits.asked, [])] == ["a5"]
-    assert [c["non_answer_score"] for c in columns] == [0.9, 1.0, 0.8, 0.7, 0.1]  # the head's scores, as they were
+    assert [c["non_answer_score"] for c in columns] == [0.9, 1.0, 0.8, 0.7, 0.1, 0.99]  # the head's, as they were
+
+
+def test_what_it_lets_through_is_config():
+    from schemas.errors import ConfigError
+
+    assert load_config(None).answer_match.lets_through_below == 0.7
+    with pytest.raises(ConfigError, match="lets_through_below"):
+        load_config(None, {"answer_match.lets_through_below": 1.5})
