@@ -80,7 +80,9 @@ def judged_columns(judges: tuple, items: list[tuple[str, str, str]]) -> list[dic
     ``judges.answer``), each judge at its config threshold in its kind's direction (schemas.judgement.Configured).
     A judge whose kind declares columns (flag, score, reason) writes them for every item; the judges without
     columns are then asked of the answers no judge has shut out as a non-answer (:func:`other_verdicts`), and
-    one that flags an answer shuts it out as a non-answer is, with its reason (:data:`SHUT_OUT_AS`)."""
+    one that flags an answer shuts it out as a non-answer is, with its reason (:data:`SHUT_OUT_AS`); and one with
+    ``lets_through_below`` judges again what the non-answer judge flagged by its score alone
+    (:func:`second_opinions`)."""
     langs = [lang for _, _, lang in items]
     columns = [{} for _ in items]
     unsure = []  # the non-answer judge's flags by its score alone, not by a sure rule
