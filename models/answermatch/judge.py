@@ -32,9 +32,9 @@ class AnswerMatchJudge:
 
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
         """Per (question, answer, lang) item (schemas.judgement.AnswerJudge)."""
-        asked = [i for i, (_, _, lang) in enumerate(items) if lang in LANGS]
+        asked = [i for i, (_, _, lang) in enumerate(items) if lang in self.langs]
         p = np.zeros(len(items))
         if asked:
             p[asked] = 1.0 / (1.0 + np.exp(-np.asarray(self.logits([items[i][:2] for i in asked]))))
-        return [Judgement(round(float(p[i]), 6), REASON if lang in LANGS else "")
+        return [Judgement(round(float(p[i]), 6), REASON if lang in self.langs else "")
                 for i, (_, _, lang) in enumerate(items)]

@@ -74,6 +74,21 @@ def test_the_file_reads_back_to_the_same_logits(tiny, tmp_path):
     assert path.stat().st_size < 10 * 1024 * 1024
 
 
+def test_merged_adapters_give_the_same_logits_with_no_adapter_left(tiny, tmp_path):
+    from models.cross_encoder import LoRALinear
+
+    model, tok = _model(tiny)
+    path = tmp_path / "pairs.npz"
+    save_adapter(model, {"thresholds": {"zh": 0.8}, "floor": 0.9}, path)
+    merged, _, _ = load_cross_encoder(path, "cpu", base=tiny, merged=True)
+    assert not any(isinstance(m, LoRALinear) for m in merged.modules()) and set(merged.trained()) == {
+        "classifier.weight", "classifier.bias"}
+    assert pair_logits(merged, tok, PAIRS) == pytest.approx(pair_logits(model, tok, PAIRS), abs=1e-5)
+    unmerged = pair_logits(model, tok, PAIRS)
+    assert abs(unmerged[0] - pair_logits(load_cross_encoder(path, "cpu", base=tiny)[0], tok, PAIRS)[0]) < 1e-6
+    assert len(set(np.round(unmerged, 3))) == 2  # the adapters do something: the check can fail
+
+
 def test_a_file_that_is_not_a_pair_model_is_one_error(tiny, tmp_path):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
