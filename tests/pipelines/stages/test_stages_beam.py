@@ -107,3 +107,25 @@ def test_state_round_trips_and_folding_two_days_equals_counting_them_together():
     assert state_record(("what is x", together["what is x"]))["answers"] == [
         {"answer_key": "one", "forms": [{"text": "One.", "count": 1}, {"text": "one", "count": 1}]},
         {"answer_key": "two", "forms": [{"text": "Two.", "count": 1}]}]
+
+
+def test_the_answer_judges_get_whole_batches_of_answers_not_of_groups():
+    # a real log's group holds about one answer: batches of groups left the pair model a few answers a call
+    from pipelines.stages.nonanswer import NonAnswerHandler
+
+    handler = NonAnswerHandler(None, batch_size=8, max_answers=3)
+    groups = [(f"entry {i}", [(f"q{i}", {f"a{j}": Counter({f"A{j}": 1}) for j in range(i % 5)})])
+              for i in range(40)]
+    sizes = [handler.answers_judged((g, 40)) for g in groups]
+    assert sizes[:6] == [1, 1, 2, 3, 3, 1]  # distinct answers, at most max_answers, and a group with none counts 1
+    with TestPipeline() as p:
+        batches = (p | beam.Create([(g, 40) for g in groups]) | beam.BatchElements(**handler.batch_elements_kwargs())
+                   | beam.Map(lambda b: sum(handler.answers_judged(e) for e in b)))
+        assert_that(batches, lambda got: _whole(got, sum(sizes)))
+
+
+def _whole(answers_a_batch: list, total: int):
+    # at most 8 answers a call, and at least 6 (a batch ends where the next group of up to 3 would not fit), but the
+    # bundle's last
+    full = sorted(answers_a_batch)[1:]
+    assert sum(answers_a_batch) == total and max(answers_a_batch) <= 8 and min(full) >= 6, answers_a_batch
