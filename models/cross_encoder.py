@@ -96,7 +96,7 @@ class CrossEncoder(nn.Module):
 
     def merge_adapters(self) -> "CrossEncoder":
         """Fold each adapter into its frozen matrix (``W + (alpha / r) B A``) for inference: the same logits up to
-        the last bits of a float32 product, one matrix product a layer instead of three (about 15% less time a pair
+        the last bits of a float32 product, one product per adapted matrix instead of three (12-19% less time a pair
         on 2 cores). No adapter is left to train afterwards."""
         for owner in list(self.bert.modules()):
             for leaf, child in list(owner.named_children()):
