@@ -365,8 +365,20 @@ class MeteredHandler(ModelHandler):
         self._meter.done()
         return out
 
+    # Beam's adaptive batching starts at one element and grows a batch only while calls stay fast; a stage whose
+    # models pay per call (padding to like lengths, an engine's set-up) sets this to get full batches instead,
+    # ``batch_size`` counted in :meth:`element_size` units
+    whole_batches = False
+
+    def element_size(self, element) -> int:
+        """What one (element, total) pair counts for against ``batch_size`` where ``whole_batches`` (default 1)."""
+        return 1
+
     def batch_elements_kwargs(self):
-        return {"min_batch_size": 1, "max_batch_size": self._batch_size}
+        if not self.whole_batches:
+            return {"min_batch_size": 1, "max_batch_size": self._batch_size}
+        return {"min_batch_size": self._batch_size, "max_batch_size": self._batch_size,
+                "element_size_fn": self.element_size}
 
 
 class MeteredInference(beam.PTransform):

@@ -103,13 +103,22 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]], 
 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
+    # whole batches of answers: with at most batch_size // 8 groups a call, the aggregator embedded about 4
+    # summary candidates a call, and the embedder pays per call
+    whole_batches = True
 
     def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None,
                  tell_time: bool = False):
-        super().__init__(max(1, batch_size // 8))  # groups: up to max_answers texts
+        super().__init__(batch_size)  # answers a call, not groups: see whole_batches
         self._factory = factory
         self._cache_path = cache_path
         self._tell_time = tell_time
+
+    def element_size(self, element) -> int:
+        """How many answers of an ((entry, group), total) pair the aggregator reads: the group's answers that
+        answer (at least 1: an entry none of whose answers answers still takes its place in a call)."""
+        (_, group), _ = element
+        return max(1, len(group.valid))
 
     @announce_loading("aggregator")
     def load_model(self):

@@ -152,25 +152,24 @@ def judge_groups(judges: tuple, batch: list[tuple[Entry, list]], max_answers: in
 
 class NonAnswerHandler(MeteredHandler):
     stage = "nonanswer"
+    # whole batches of answers: with groups as the unit (at most 8 a call) and a real log's group holding about one
+    # answer, the pair model read about 4 answers a call, at about half its speed on a full batch
+    whole_batches = True
 
     def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int,
                  shut_out: tuple = AnswerGroup._field_defaults["shut_out"]):
-        super().__init__(batch_size)  # answers a call, not groups: see batch_elements_kwargs
+        super().__init__(batch_size)  # answers a call, not groups: see whole_batches
         self._factory = factory
         self._max_answers = max_answers
         self._shut_out = shut_out
-
-    def batch_elements_kwargs(self):
-        # whole batches of answers: with groups as the unit (at most 8 a call) and a real log's group holding about
-        # one answer, the pair model read about 4 answers a call, at about half its speed on a full batch
-        return {"min_batch_size": self._batch_size, "max_batch_size": self._batch_size,
-                "element_size_fn": self.answers_judged}
 
     def answers_judged(self, element) -> int:
         """How many answers of an (element, total) pair the judges read: its group's distinct answers, at most
         ``max_answers`` (judge_groups)."""
         (_, member_accs), _ = element
         return max(1, min(self._max_answers, len({key for _, acc in member_accs for key in acc})))
+
+    element_size = answers_judged
 
     @announce_loading("non_answer")
     def load_model(self):

@@ -296,6 +296,9 @@ class SpaceVectorHandler(MeteredHandler):
     scoring when the same embedder made it there, else embedded now (or served by the vector cache)."""
 
     stage = STAGE
+    # Beam's adaptive sizes stayed at 2-3 questions here, and the encoder sorts what one call gets into batches of
+    # like lengths (models.embedders.hf.length_batches), which only pays on a full batch
+    whole_batches = True
 
     def __init__(self, factory: ModelFactory, batch_size: int, long_chars: int = 0):
         super().__init__(batch_size)
@@ -305,11 +308,6 @@ class SpaceVectorHandler(MeteredHandler):
     @announce_loading("paraphrase")
     def load_model(self):
         return ModelBox(self._factory.paraphrase())
-
-    def batch_elements_kwargs(self):
-        # whole batches: Beam's adaptive sizes stayed at 2-3 questions here, and the encoder sorts what one call
-        # gets into batches of like lengths (models.embedders.hf.length_batches), which only pays on a full batch
-        return {"min_batch_size": self._batch_size, "max_batch_size": self._batch_size}
 
     def run_inference(self, batch, model, inference_args=None):
         # the vector travels once, beside its question: entries go on without vectors (the vector cache

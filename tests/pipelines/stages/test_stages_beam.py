@@ -124,8 +124,37 @@ def test_the_answer_judges_get_whole_batches_of_answers_not_of_groups():
         assert_that(batches, lambda got: _whole(got, sum(sizes)))
 
 
-def _whole(answers_a_batch: list, total: int):
-    # at most 8 answers a call, and at least 6 (a batch ends where the next group of up to 3 would not fit), but the
-    # bundle's last
+def _whole(answers_a_batch: list, total: int, largest_group: int = 3):
+    # at most 8 answers a call, and more than 8 less the largest group (a batch ends where the next group would not
+    # fit), but the bundle's last
     full = sorted(answers_a_batch)[1:]
-    assert sum(answers_a_batch) == total and max(answers_a_batch) <= 8 and min(full) >= 6, answers_a_batch
+    assert sum(answers_a_batch) == total and max(answers_a_batch) <= 8, answers_a_batch
+    assert min(full) > 8 - largest_group, answers_a_batch
+
+
+def test_the_aggregator_gets_whole_batches_of_answers_not_of_groups():
+    # the aggregator embeds summary candidates per call: batch_size // 8 groups a call left it about 4 texts a call
+    from pipelines.stages.aggregate import AggregateHandler
+    from schemas.records import AnswerCount, AnswerGroup
+
+    handler = AggregateHandler(None, batch_size=8)
+
+    def group(i):
+        # i % 5 answers, the first of every third group a non-answer: it is not read
+        answers = tuple(AnswerCount(j + 1, f"A{j}", 1, non_answer=(j == 0 and i % 3 == 0)) for j in range(i % 5))
+        return (f"kept {i}", AnswerGroup(answers, len(answers), len(answers), {}))
+
+    groups = [group(i) for i in range(40)]
+    sizes = [handler.element_size((g, 40)) for g in groups]
+    assert sizes[:7] == [1, 1, 2, 2, 4, 1, 1]  # the answers that answer, and an entry with none counts 1
+    with TestPipeline() as p:
+        batches = (p | beam.Create([(g, 40) for g in groups]) | beam.BatchElements(**handler.batch_elements_kwargs())
+                   | beam.Map(lambda b: sum(handler.element_size(e) for e in b)))
+        assert_that(batches, lambda got: _whole(got, sum(sizes), largest_group=4))
+
+
+def test_a_stage_without_whole_batches_keeps_beams_adaptive_sizes():
+    from pipelines.stages.embed import EmbedHandler
+
+    assert EmbedHandler(None, 0.5, batch_size=64).batch_elements_kwargs() == {"min_batch_size": 1,
+                                                                               "max_batch_size": 64}
