@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.factory import judge_sections
     from models.registry import configured_judges, judge_model
     from models.tools.dq_labels import load
-    from pipelines.stages.nonanswer import other_verdicts, second_opinions
+    from models.answer_judging import other_verdicts, second_opinions
     from schemas.judgement import ANSWER, asked_items
 
     rows = load(split="tune")[:args.answers]

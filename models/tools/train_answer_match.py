@@ -95,31 +95,36 @@ def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array([j.sure for j in judgements]))
 
 
-def as_a_build_applies(model, tokenizer, pairs, threshold: float, default: tuple) -> tuple[np.ndarray, int]:
-    """What a build with the default config shuts out (pipelines.stages.nonanswer: judged_columns): the non-answer
-    judge's sure flags; answer_match's verdict where that judge let the answer through and scored it at least
-    ``answer_match.ask_above``; where it flagged the answer by its score alone, answer_match lets through those it
-    scores below ``answer_match.lets_through_below``. The model in the number format ``models.precision`` resolves to
-    here. And how many answers it asked."""
+def as_a_build_applies(model, tokenizer, pairs, threshold: float) -> tuple[np.ndarray, int]:
+    """What a build with the default config shuts out, by the stage's own rule (models.answer_judging
+    .judged_columns): the default non-answer judge, then this model as answer_match at ``threshold`` with the
+    config's ``ask_above`` and ``lets_through_below``, in the number format ``models.precision`` resolves to here.
+    And how many answers it asked."""
     import torch
 
+    from models.answer_judging import judged_columns
+    from models.answermatch.judge import AnswerMatchJudge
     from models.config_check import load_config
     from models.cross_encoder import pair_logits
     from models.embedders.hf_common import resolve_precision
-    from schemas.judgement import asked_items
+    from models.registry import judge_kind, judge_model
+    from schemas.judgement import Configured
 
     cfg = load_config(None)
-    flags, scores, sure = default
-    open_ = [i for i in range(len(pairs)) if not flags[i]]
-    asked = [open_[j] for j in asked_items([scores[i] for i in open_], cfg.answer_match.ask_above)]
-    below = cfg.answer_match.lets_through_below
-    again = [i for i in range(len(pairs)) if flags[i] and not sure[i]] if below > 0 else []
-    dtype = getattr(torch, resolve_precision(cfg.models.precision))
-    p = sigmoid(pair_logits(model.to(dtype), tokenizer, [pairs[i][:2] for i in asked + again]))
-    out = flags.copy()
-    out[asked] = p[:len(asked)] >= threshold
-    out[again] = p[len(asked):] >= below
-    return out, len(asked) + len(again)
+    model = model.to(getattr(torch, resolve_precision(cfg.models.precision)))
+    asked = []
+
+    def logits(batch):
+        asked.append(len(batch))
+        return pair_logits(model, tokenizer, batch)
+
+    section = cfg.answer_match
+    matcher = AnswerMatchJudge(logits, threshold, "trained here", section.ask_above, section.lets_through_below)
+    kind = judge_kind("answer_match")
+    judges = ((judge_kind("non_answer"), judge_model("non_answer", cfg.non_answer, cfg.models)),
+              (kind, Configured(matcher, section.threshold, matcher.model_id, kind.flags_low)))
+    columns = judged_columns(judges, [(q, a, "zh") for q, a, _ in pairs])
+    return np.array([bool(c["non_answer"]) for c in columns]), sum(asked)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         y = report.y.astype(int)
         ours = sigmoid(report.logits(model)) >= meta["threshold"]
         default = default_judge_verdicts(sets["report"])
-        applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"], default)
+        applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"])
         table = {"pairs": len(y), "non_answers": int(y.sum()), "answer_match": prf(ours, y),
                  "default_non_answer_judge": prf(default[0], y), "both": prf(ours | default[0], y),
                  "as_a_build_applies": dict(prf(applied, y), asked=asked, let_through=int((~default[0]).sum()))}

@@ -92,7 +92,7 @@ def test_its_identity_names_the_number_format_it_runs_in():
 
 
 def test_it_is_asked_only_where_the_non_answer_judge_is_unsure():
-    from pipelines.stages.nonanswer import other_verdicts
+    from models.answer_judging import other_verdicts
 
     logits = Logits({"a1": 3.0, "a2": 3.0, "a3": 3.0})
     # as the registry hands it out: at its own threshold, in its kind's direction
@@ -133,7 +133,7 @@ class NonAnswerHead:
 @pytest.mark.parametrize("below", [0.7, 0.0])
 def test_it_judges_again_what_the_non_answer_judge_flags_by_its_score_alone(below):
     from models.nonanswer.backends import JUDGE as NON_ANSWER_KIND
-    from pipelines.stages.nonanswer import judged_columns
+    from models.answer_judging import judged_columns
 
     head = NonAnswerHead({"a1": (0.9, "non_answer", False), "a2": (1.0, "inability", True),
                           "a3": (0.8, "non_answer", False), "a4": (0.7, "non_answer", False),

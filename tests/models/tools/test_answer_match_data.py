@@ -20,3 +20,37 @@ def test_no_report_answer_is_trained_or_calibrated_on(shared_data):
     fit_questions = {q for q, _, _ in sets["fit"]}
     for measured in ("calibrate", "report"):  # nor their questions, with another answer (a written one)
         assert not fit_questions & {q for q, _, _ in sets[measured]}
+
+
+@pytest.mark.slow
+def test_the_trainers_build_figure_is_what_the_non_answer_stage_shuts_out():
+    # "as a build applies them" is measured with the stage's own rule: the packaged model through the trainer
+    # shuts out exactly what the build's judges do in the non-answer stage (its default config)
+    from collections import Counter
+
+    from models.config_check import load_config
+    from models.cross_encoder import load_cross_encoder
+    from models.factory import RegistryModels
+    from models.answermatch.backends import PACKAGED
+    from models.tools.train_answer_match import as_a_build_applies
+    from pipelines.stages.nonanswer import judge_groups
+    from pipelines.stages.paraphrase import make_entry
+    from schemas.records import ScoredQuestion
+
+    pairs = [("李白是哪个朝代的诗人？", "唐代。", 0), ("汪文斌多大了？", "无法确定汪文斌的年龄。", 1),
+             ("质数是什么？", "质数的定义和基本性质", 1), ("12306是什么？", "12306是一个整数。", 1),
+             ("光合作用是什么？", "简单说，就是植物借助阳光把二氧化碳和水变成养分，同时放出氧气。", 0),
+             ("狗多重？", "因品种、年龄等因素而有所不同，请以实际为准。", 1),
+             ("春节怎么过最有意思？", "和家人一起包饺子、看春晚。", 0), ("我的快递到哪了？", "我没有办法查看物流信息。", 1),
+             ("今天星期几？", "我无法获取实时信息，不过你可以查看手机上的日期。", 1)]
+    # among them: sure rules' flags, an answer let through unsure and flagged by the model (the heading), the head's
+    # own flags judged again (the two inabilities), answers let through sure and not asked
+    model, tokenizer, meta = load_cross_encoder(PACKAGED)
+    flags, asked = as_a_build_applies(model, tokenizer, pairs, meta["threshold"])
+    cfg = load_config(None)
+    judges = RegistryModels.of(cfg).answer_judges()
+    batch = [(make_entry([ScoredQuestion(q, q, 1, "zh", 1, 0.9, 0.9, "{}", "{}", True, True, {})], {}),
+              [(q, {"a": Counter({a: 1})})]) for q, a, _ in pairs]
+    built = [group.answers[0].non_answer for _, group in judge_groups(judges, batch, 10)]
+    assert list(flags) == built and 0 < asked <= len(pairs)
+    assert sum(built) >= 3  # the model and the rules do flag here: equal by flagging nothing would prove nothing
