@@ -35,11 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    from models.answer_judging import other_verdicts, second_opinions
     from models.config_check import load_config
     from models.factory import judge_sections
     from models.registry import configured_judges, judge_model
     from models.tools.dq_labels import load
-    from models.answer_judging import other_verdicts, second_opinions
     from schemas.judgement import ANSWER, asked_items
 
     rows = load(split="tune")[:args.answers]

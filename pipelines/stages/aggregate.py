@@ -103,8 +103,8 @@ def aggregate_groups(aggregator, batch: list[tuple[KeptQuestion, AnswerGroup]], 
 
 class AggregateHandler(MeteredHandler):
     stage = "aggregate"
-    # whole batches of answers: with at most batch_size // 8 groups a call, the aggregator embedded about 4
-    # summary candidates a call, and the embedder pays per call
+    # batches counted in answers, as in the non-answer stage: the aggregator embeds in proportion to them (on the
+    # packaged C engine no faster than batch_size // 8 groups a call, but a torch encoder pays per call)
     whole_batches = True
 
     def __init__(self, factory: ModelFactory, batch_size: int, cache_path: str | None = None,

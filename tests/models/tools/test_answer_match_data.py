@@ -28,10 +28,10 @@ def test_the_trainers_build_figure_is_what_the_non_answer_stage_shuts_out():
     # shuts out exactly what the build's judges do in the non-answer stage (its default config)
     from collections import Counter
 
+    from models.answermatch.backends import PACKAGED
     from models.config_check import load_config
     from models.cross_encoder import load_cross_encoder
     from models.factory import RegistryModels
-    from models.answermatch.backends import PACKAGED
     from models.tools.train_answer_match import as_a_build_applies
     from pipelines.stages.nonanswer import judge_groups
     from pipelines.stages.paraphrase import make_entry
