@@ -55,7 +55,8 @@ def answer_features(embedder, items: list[tuple[str, str, str]], opening: dict |
 def apply_logistic(params: dict, x: np.ndarray) -> np.ndarray:
     """P(non-answer) per row of ``x`` under standardised logistic parameters (fit_logistic's layout)."""
     z = (x - np.asarray(params["mean"])) / np.asarray(params["scale"])
-    return 1.0 / (1.0 + np.exp(-(z @ np.asarray(params["weights"]) + params["bias"])))
+    # clipped where exp would overflow (a refit head's far outliers): the same numbers everywhere else
+    return 1.0 / (1.0 + np.exp(-np.clip(z @ np.asarray(params["weights"]) + params["bias"], -500.0, 500.0)))
 
 
 def head_probabilities(params: dict, x: np.ndarray, langs: list[str]) -> np.ndarray:
