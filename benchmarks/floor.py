@@ -63,15 +63,13 @@ def judged_answers(version: Path) -> list[tuple[str, str]]:
     if not state_file.is_file():
         qa = pq.read_table(version / QA_FILE, columns=["lang", "answers"]).to_pylist()
         return [(row["lang"], a["text"]) for row in qa for a in row["answers"]]
-    from collections import Counter
-
+    from pipelines.stages.count import state_value
     from pipelines.stages.group import pool_answers, ranked_answers
 
     max_answers = json.loads((version / MANIFEST).read_text(encoding="utf-8"))["config"]["grouping"]["max_answers"]
     rows = pq.read_table(version / QUESTIONS_FILE, columns=["question_key", "lang", "frequency", "entry_key",
                                                             "non_answer_share"]).to_pylist()
-    accs = {r["key"]: {a["answer_key"]: Counter({f["text"]: f["count"] for f in a["forms"]}) for a in r["answers"]}
-            for r in pq.read_table(state_file, columns=["key", "answers"]).to_pylist()}
+    accs = {key: answers for key, (_, _, answers, _, _) in map(state_value, pq.read_table(state_file).to_pylist())}
     entries: dict[str, list[dict]] = {}
     for r in rows:
         entries.setdefault(r["entry_key"], []).append(r)

@@ -68,9 +68,11 @@ def test_the_judged_answers_are_every_judged_entrys_not_only_the_published_ones(
     def answers(*forms):
         return [{"answer_key": text.lower(), "forms": [{"text": text, "count": n}]} for text, n in forms]
 
-    state = {"key": ["a", "a2", "b", "c"],
+    state = {"key": ["a", "a2", "b", "c"], "forms": [[{"text": q, "count": 1}] for q in ("A?", "A2?", "B?", "C?")],
+             "langs": [[{"text": lang, "count": 1}] for lang in ("en", "en", "zh", "en")],
              "answers": [answers(("One", 2), ("Two", 1)), answers(("Two", 3), ("Three", 1)),
-                         answers(("不知道" * 50, 2)), answers(("Never judged", 1))]}
+                         answers(("不知道" * 50, 2)), answers(("Never judged", 1))],
+             "first_seen": ["0"] * 4, "first_date": [""] * 4, "last_date": [""] * 4}
     pq.write_table(pa.table(state), tmp_path / STATE_DIR / QUESTIONS_FILE)
     (tmp_path / MANIFEST).write_text(json.dumps({"config": {"grouping": {"max_answers": 2}}}), encoding="utf-8")
     # qa.parquet is not read: only entry "a" was published
