@@ -28,6 +28,7 @@ import hashlib
 import json
 import random
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -80,14 +81,14 @@ def best_f1_threshold(p: np.ndarray, y: np.ndarray) -> float:
     return best
 
 
-def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def default_judge_verdicts(pairs, cache_dir: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flags, scores, sure) of the build's default non-answer judge (its config threshold, applied as the stage
-    does; ``sure``: flagged by a sure rule, whatever the score)."""
+    does; ``sure``: flagged by a sure rule, whatever the score); ``cache_dir``: its vector cache (or None)."""
     from models.config_check import load_config
     from models.registry import judge_model
 
     cfg = load_config(None)
-    detector = judge_model("non_answer", cfg.non_answer, cfg.models)
+    detector = judge_model("non_answer", cfg.non_answer, cfg.models, cache_dir)
     items = [(q, a, "zh") for q, a, _ in pairs]
     judgements = detector.judgements(items)
     judged = detector.decide(judgements, ["zh"] * len(items))
@@ -95,11 +96,12 @@ def default_judge_verdicts(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array([j.sure for j in judgements]))
 
 
-def as_a_build_applies(model, tokenizer, pairs, threshold: float) -> tuple[np.ndarray, int]:
+def as_a_build_applies(model, tokenizer, pairs, threshold: float, cache_dir: str | None = None
+                       ) -> tuple[np.ndarray, int]:
     """What a build with the default config shuts out, by the stage's own rule (models.answer_judging
     .judged_columns): the default non-answer judge, then this model as answer_match at ``threshold`` with the
     config's ``ask_above`` and ``lets_through_below``, in the number format ``models.precision`` resolves to here.
-    And how many answers it asked."""
+    And how many answers it asked. ``cache_dir``: the non-answer judge's vector cache (or None)."""
     import torch
 
     from models.answer_judging import judged_columns
@@ -121,7 +123,7 @@ def as_a_build_applies(model, tokenizer, pairs, threshold: float) -> tuple[np.nd
     section = cfg.answer_match
     matcher = AnswerMatchJudge(logits, threshold, "trained here", section.ask_above, section.lets_through_below)
     kind = judge_kind("answer_match")
-    judges = ((judge_kind("non_answer"), judge_model("non_answer", cfg.non_answer, cfg.models)),
+    judges = ((judge_kind("non_answer"), judge_model("non_answer", cfg.non_answer, cfg.models, cache_dir)),
               (kind, Configured(matcher, section.threshold, matcher.model_id, kind.flags_low)))
     columns = judged_columns(judges, [(q, a, "zh") for q, a, _ in pairs])
     return np.array([bool(c["non_answer"]) for c in columns]), sum(asked)
@@ -188,8 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         report = PairStates(model, tokenizer, sets["report"], args.cache, "report states")
         y = report.y.astype(int)
         ours = sigmoid(report.logits(model)) >= meta["threshold"]
-        default = default_judge_verdicts(sets["report"])
-        applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"])
+        with tempfile.TemporaryDirectory() as vectors:  # the answers' openings are embedded once for both
+            default = default_judge_verdicts(sets["report"], vectors)
+            applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"], vectors)
         table = {"pairs": len(y), "non_answers": int(y.sum()), "answer_match": prf(ours, y),
                  "default_non_answer_judge": prf(default[0], y), "both": prf(ours | default[0], y),
                  "as_a_build_applies": dict(prf(applied, y), asked=asked, let_through=int((~default[0]).sum()))}
