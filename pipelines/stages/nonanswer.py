@@ -86,13 +86,11 @@ class NonAnswerHandler(MeteredHandler):
         self._max_answers = max_answers
         self._shut_out = shut_out
 
-    def answers_judged(self, element) -> int:
+    def element_size(self, element) -> int:
         """How many answers of an (element, total) pair the judges read: its group's distinct answers, at most
         ``max_answers`` (judge_groups)."""
         (_, member_accs), _ = element
         return max(1, min(self._max_answers, len({key for _, acc in member_accs for key in acc})))
-
-    element_size = answers_judged
 
     @announce_loading("non_answer")
     def load_model(self):

@@ -116,11 +116,11 @@ def test_the_answer_judges_get_whole_batches_of_answers_not_of_groups():
     handler = NonAnswerHandler(None, batch_size=8, max_answers=3)
     groups = [(f"entry {i}", [(f"q{i}", {f"a{j}": Counter({f"A{j}": 1}) for j in range(i % 5)})])
               for i in range(40)]
-    sizes = [handler.answers_judged((g, 40)) for g in groups]
+    sizes = [handler.element_size((g, 40)) for g in groups]
     assert sizes[:6] == [1, 1, 2, 3, 3, 1]  # distinct answers, at most max_answers, and a group with none counts 1
     with TestPipeline() as p:
         batches = (p | beam.Create([(g, 40) for g in groups]) | beam.BatchElements(**handler.batch_elements_kwargs())
-                   | beam.Map(lambda b: sum(handler.answers_judged(e) for e in b)))
+                   | beam.Map(lambda b: sum(handler.element_size(e) for e in b)))
         assert_that(batches, lambda got: _whole(got, sum(sizes)))
 
 
