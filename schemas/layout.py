@@ -110,6 +110,7 @@ LATEST_LINK_PREFIX = f".{LATEST}-"  # point_latest's new link before it replaces
 SCORE_CACHE = "scores.sqlite"
 VECTOR_CACHE = "vectors.sqlite"
 AGGREGATION_CACHE = "aggregation.sqlite"
+JUDGEMENT_CACHE = "judgements.sqlite"
 
 # where remote bases are mirrored locally (their caches, downloaded versions, a build's working copy)
 CACHE_ENV = "QABASE_CACHE_DIR"

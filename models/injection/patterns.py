@@ -116,6 +116,7 @@ class PatternInjection:
 
     model_id = "injection-patterns-v1"
     threshold = 0.5
+    per_item = True  # each answer judged alone, the same in any batch: the judgement cache may keep it
 
     def own_threshold(self, lang: str) -> float:
         return self.threshold

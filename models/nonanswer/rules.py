@@ -115,6 +115,7 @@ class RuleNonAnswer:
 
     model_id = f"nonanswer-rules-{RULES_VERSION}"
     threshold = 0.5
+    per_item = True  # each answer judged alone, the same in any batch: the judgement cache may keep it
 
     def judgement(self, question: str, answer: str, lang: str) -> Judgement:
         """A sure family's judgement (``sure``: flagged at any threshold), else the pattern families' score."""

@@ -14,15 +14,22 @@ schemas.records.AnswerGroup.withheld_reason) and the next entry takes its place.
 
 Work follows the top K: only the candidates (the top ``K x (1 + non_answer.headroom)`` entries) are
 judged, and of each only the ``grouping.max_answers`` most given distinct answers (the ones the base
-shows); a member question's ``non_answer_share`` is over its rows whose answer was judged.
+shows); a member question's ``non_answer_share`` is over its rows whose answer was judged. With the build caches
+on, an answer judged before is not judged again by a judge that judges each answer alone (models.caches.judgements):
+a day's increment judges the day's new answers, not the whole top K's again.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from models.answer_judging import judged_columns
+from models.caches.judgements import JudgementCache
 from models.factory import ModelFactory
+from pipelines.beam.counters import run_counted
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
+from schemas.layout import JUDGEMENT_CACHE
 from schemas.dates import widen
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
@@ -80,11 +87,12 @@ class NonAnswerHandler(MeteredHandler):
     whole_batches = True
 
     def __init__(self, factory: ModelFactory, batch_size: int, max_answers: int,
-                 shut_out: tuple = AnswerGroup._field_defaults["shut_out"]):
+                 shut_out: tuple = AnswerGroup._field_defaults["shut_out"], cache_dir: str | None = None):
         super().__init__(batch_size)  # answers a call, not groups: see whole_batches
         self._factory = factory
         self._max_answers = max_answers
         self._shut_out = shut_out
+        self._cache_dir = cache_dir
 
     def element_size(self, element) -> int:
         """How many answers of an (element, total) pair the judges read: its group's distinct answers, at most
@@ -94,15 +102,21 @@ class NonAnswerHandler(MeteredHandler):
 
     @announce_loading("non_answer")
     def load_model(self):
-        return ModelBox(self._factory.answer_judges())
+        judges = self._factory.answer_judges()
+        cache = JudgementCache(Path(self._cache_dir) / JUDGEMENT_CACHE) if self._cache_dir else None
+        return ModelBox((cache.wrap(judges) if cache else judges, cache))
 
     def run_inference(self, batch, model, inference_args=None):
-        return self._run(lambda b: judge_groups(model.value, b, self._max_answers, self._shut_out), batch)
+        judges, cache = model.value
+        return run_counted("nonanswer", cache, lambda: self._run(
+            lambda b: judge_groups(judges, b, self._max_answers, self._shut_out), batch))
 
 
 def nonanswer_transform(factory: ModelFactory, batch_size: int, max_answers: int,
-                        shut_out: tuple = AnswerGroup._field_defaults["shut_out"]) -> MeteredInference:
+                        shut_out: tuple = AnswerGroup._field_defaults["shut_out"],
+                        cache_dir: str | None = None) -> MeteredInference:
     """``factory.answer_judges()``: every answer judge the build applies; ``shut_out``: the flags that keep an
-    answer from voting (models.factory.shut_out_flags(cfg)). The progress lines' total: the candidates that come
-    (counted once the candidates are paired with their answers)."""
-    return MeteredInference(NonAnswerHandler(factory, batch_size, max_answers, shut_out))
+    answer from voting (models.factory.shut_out_flags(cfg)); ``cache_dir``: the build caches' folder (None: no
+    judgement cache). The progress lines' total: the candidates that come (counted once the candidates are paired
+    with their answers)."""
+    return MeteredInference(NonAnswerHandler(factory, batch_size, max_answers, shut_out, cache_dir))

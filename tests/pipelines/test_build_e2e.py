@@ -254,6 +254,9 @@ def test_rebuild_reuses_cached_aggregations(tmp_path):
     second = run_build([str(fx / "tiny.jsonl")], tmp_path / "base", cfg, full_rebuild=True)
     assert second.manifest["caches"]["aggregate"] == {"hits": n, "misses": 0}
     assert second.manifest["caches"]["score"]["misses"] == 0 and second.manifest["caches"]["embed"]["misses"] == 0
+    judged = first.manifest["counts"]["answers_judged"]
+    assert first.manifest["caches"]["nonanswer"]["misses"] > 0 and judged > 0
+    assert second.manifest["caches"]["nonanswer"]["misses"] == 0  # no answer judged again
     a = pq.read_table(first.path / "qa.parquet").to_pylist()
     b = pq.read_table(second.path / "qa.parquet").to_pylist()
     assert a == b  # served from the caches, identical

@@ -75,6 +75,8 @@ def test_three_daily_increments_equal_one_full_rebuild(builds):
     # questions seen before were not scored again
     caches = last.manifest["caches"]
     assert caches["score"]["hits"] > 0 and caches["score"]["misses"] < last.manifest["counts"]["distinct_questions"]
+    # answers judged on an earlier day are not judged again
+    assert caches["nonanswer"]["hits"] > 0 and caches["nonanswer"]["misses"] < caches["nonanswer"]["hits"]
 
 
 @pytest.mark.slow  # real-model builds
