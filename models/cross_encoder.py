@@ -155,6 +155,34 @@ class MeteredPairLogits:
         return pair_logits(self.model, self.tokenizer, pairs, batch=self.batch, device=self.device)
 
 
+class PairLogitsOnFirstUse:
+    """:class:`MeteredPairLogits` of the pair model in ``path`` (:func:`shared_cross_encoder`), loaded when it is
+    first given pairs: a judge that reads some languages only (answer match: Chinese) costs a build of other
+    languages neither the load (about 2 s on 2 cores) nor the weights' memory."""
+
+    def __init__(self, path: str | Path, call_name: str, batch: int = 64, device: str = "cpu",
+                 precision: str = "float32"):
+        self.path, self.call_name, self.batch, self.device, self.precision = path, call_name, batch, device, precision
+        self._bound: MeteredPairLogits | None = None
+        self._loading = threading.Lock()  # a runner's threads may share the judge: the model is loaded once
+
+    @property
+    def model(self) -> CrossEncoder:
+        return self.bound().model
+
+    def bound(self) -> MeteredPairLogits:
+        with self._loading:
+            if self._bound is None:
+                model, tokenizer, _ = shared_cross_encoder(self.path, self.device, precision=self.precision)
+                self._bound = MeteredPairLogits(model, tokenizer, self.call_name, self.batch, self.device)
+        return self._bound
+
+    def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros(0, dtype=np.float32)
+        return self.bound()(pairs)
+
+
 def save_adapter(model: CrossEncoder, meta: dict, path: str | Path) -> None:
     arrays = {k: v.detach().cpu().float().numpy() for k, v in model.trained().items()}
     meta = dict(meta, r=model.r, alpha=model.alpha, lora_from=model.lora_from)

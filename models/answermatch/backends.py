@@ -25,12 +25,15 @@ def _identity(target, ctx) -> str:
 
 def _load(target, ctx):
     from models.answermatch.judge import AnswerMatchJudge
-    from models.cross_encoder import MeteredPairLogits, shared_cross_encoder
+    from models.cross_encoder import PairLogitsOnFirstUse
     from models.embedders.hf_common import resolve_device, resolve_precision
+    from models.pair_file import load_meta
 
     device, precision = resolve_device(ctx.device), resolve_precision(ctx.models.precision)
-    model, tokenizer, meta = shared_cross_encoder(target or PACKAGED, device, precision=precision)
-    logits = MeteredPairLogits(model, tokenizer, "answer_match e5-pairs", batch=ctx.batch_size, device=device)
+    meta = load_meta(target or PACKAGED)
+    # the encoder is loaded when the judge is first asked: a build without Chinese answers never loads it
+    logits = PairLogitsOnFirstUse(target or PACKAGED, "answer_match e5-pairs", batch=ctx.batch_size, device=device,
+                                  precision=precision)
     return AnswerMatchJudge(logits, float(meta["threshold"]), _identity(target, ctx), ctx.section.ask_above,
                             ctx.section.lets_through_below)
 

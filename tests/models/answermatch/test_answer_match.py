@@ -166,3 +166,21 @@ def test_what_it_lets_through_is_config():
     assert load_config(None).answer_match.lets_through_below == 0.7
     with pytest.raises(ConfigError, match="lets_through_below"):
         load_config(None, {"answer_match.lets_through_below": 1.5})
+
+
+def test_the_encoder_is_loaded_when_a_chinese_answer_is_first_asked(tmp_path, monkeypatch):
+    # a build of English answers alone never asks it: it neither loads the encoder (~2 s) nor holds its weights
+    import models.cross_encoder as ce
+
+    loads = []
+    monkeypatch.setattr(ce, "shared_cross_encoder", lambda path, device, precision: loads.append(path) or
+                        ("model", "tokenizer", {}))
+    monkeypatch.setattr(ce, "pair_logits", lambda model, tok, pairs, batch, device: np.full(len(pairs), 2.0))
+    cfg = load_config(None, {"answer_match.enabled": True})
+    [judge] = registry.configured_judges(judge_sections(cfg, ANSWER), cfg.models, str(tmp_path / "fresh"))
+    english = judge.judgements([("How tall is he?", "I cannot tell.", "en")] * 3)
+    assert loads == [] and [j.score for j in english] == [0.0] * 3
+    chinese = judge.judgements([("王俊凯多高", "无法确定", "zh"), ("王俊凯多高", "180cm", "zh")])
+    assert len(loads) == 1 and all(j.score > 0.8 for j in chinese)
+    judge.judgements([("王俊凯多高", "无法确定", "zh")])
+    assert len(loads) == 1  # loaded once
