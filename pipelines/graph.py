@@ -34,7 +34,7 @@ from models.timesensitive.answers import reads_answers
 from pipelines.beam.metering import MeteredMap, total_of
 from pipelines.beam.sinks import combined, count, count_by, count_by_each, parquet_sink, stats_of, total, write_stats_of
 from pipelines.stages.aggregate import aggregate_transform
-from pipelines.stages.count import CountQuestions, state_record, to_question_stats
+from pipelines.stages.count import CountQuestions, ToQuestionStats, state_record
 from pipelines.stages.embed import embed_transform
 from pipelines.stages.frontier import ScoreFrontier
 from pipelines.stages.nonanswer import nonanswer_transform
@@ -93,7 +93,7 @@ def _read_and_validate(p, files: list[dict], cfg: BuildConfig, staging: str, sin
     return read, validated, rejected
 
 
-def _count_questions(accepted, staging: str, previous_state: str | None, sinks: list):
+def _count_questions(accepted, staging: str, previous_state: str | None, sinks: list, cache_dir: str | None = None):
     """(state per question key, QuestionStats); writes state/questions.parquet."""
     state = accepted | "Count" >> CountQuestions(previous_state)
     sinks.append(state
@@ -101,7 +101,7 @@ def _count_questions(accepted, staging: str, previous_state: str | None, sinks: 
                  | "WriteState" >> parquet_sink(FileSystems.join(staging, STATE_DIR), QUESTIONS_FILE,
                                                 QUESTION_STATE_SCHEMA))
     questions = state | "ToQuestionStats" >> MeteredMap.of(
-        "count", lambda kv: to_question_stats(kv[0], kv[1]), total=total_of(state, "CountedQuestions"))
+        "count", ToQuestionStats(cache_dir), total=total_of(state, "CountedQuestions"))
     return state, questions
 
 
@@ -227,7 +227,7 @@ def build_graph(p: beam.Pipeline, files: list[dict], cfg: BuildConfig, staging: 
     factory = factory or RegistryModels.of(cfg, caches.folder)
     sinks: list = []  # every write's result
     read, validated, rejected = _read_and_validate(p, files, cfg, staging, sinks)
-    state, questions = _count_questions(validated.accepted, staging, previous_state, sinks)
+    state, questions = _count_questions(validated.accepted, staging, previous_state, sinks, caches.folder)
     merged, scored = _merge_and_score(questions, cfg, factory, caches, review)
     judged, selected = _select(state, merged, cfg, staging, factory, sinks, caches)
     rows = _aggregate_kept(selected, cfg, factory, caches)

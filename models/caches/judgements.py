@@ -108,3 +108,41 @@ class CachedJudge:
         if name == "inner":  # not yet set (unpickling): no recursion
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+class CachedPredicate:
+    """A yes/no question about a text (``fn``), its answers kept in the judgement cache's file under ``identity``:
+    :meth:`prefetch` reads those of a batch of texts in one query, a call answers from them or asks ``fn``, and
+    :meth:`flush` writes what was asked. For a check that every build makes again of texts mostly seen before (the
+    count stage's stock-answer check, over every answer of every distinct question of the base)."""
+
+    def __init__(self, path: str | Path, fn, identity: str):
+        self.kv = SqliteKV(path, "verdicts", "verdict", "INTEGER")
+        self._fn = fn
+        self._identity = identity
+        self._known: dict[str, bool] = {}
+        self._fresh: dict[str, int] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self._identity}\x00{text}".encode("utf-8")).hexdigest()
+
+    def prefetch(self, texts) -> None:
+        """Read the cached answers for ``texts`` (those of an earlier prefetch are forgotten)."""
+        keys = {self._key(t): t for t in texts}
+        self._known = {keys[k]: bool(v) for k, v in self.kv.get_many(sorted(keys)).items()}
+
+    def __call__(self, text: str) -> bool:
+        if text in self._known:
+            self.hits += 1
+            return self._known[text]
+        verdict = bool(self._fn(text))
+        self._known[text] = verdict
+        self._fresh[self._key(text)] = int(verdict)
+        self.misses += 1
+        return verdict
+
+    def flush(self) -> None:
+        self.kv.put_many(self._fresh)
+        self._fresh = {}

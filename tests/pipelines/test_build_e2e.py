@@ -257,6 +257,7 @@ def test_rebuild_reuses_cached_aggregations(tmp_path):
     judged = first.manifest["counts"]["answers_judged"]
     assert first.manifest["caches"]["nonanswer"]["misses"] > 0 and judged > 0
     assert second.manifest["caches"]["nonanswer"]["misses"] == 0  # no answer judged again
+    assert first.manifest["caches"]["count"]["misses"] > 0 and second.manifest["caches"]["count"]["misses"] == 0
     a = pq.read_table(first.path / "qa.parquet").to_pylist()
     b = pq.read_table(second.path / "qa.parquet").to_pylist()
     assert a == b  # served from the caches, identical

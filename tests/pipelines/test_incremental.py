@@ -77,6 +77,7 @@ def test_three_daily_increments_equal_one_full_rebuild(builds):
     assert caches["score"]["hits"] > 0 and caches["score"]["misses"] < last.manifest["counts"]["distinct_questions"]
     # answers judged on an earlier day are not judged again
     assert caches["nonanswer"]["hits"] > 0 and caches["nonanswer"]["misses"] < caches["nonanswer"]["hits"]
+    assert caches["count"]["hits"] > caches["count"]["misses"]  # the stock-answer check of answers seen before
 
 
 @pytest.mark.slow  # real-model builds

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 from models.answer_judging import judged_columns
-from models.caches.judgements import CachedJudge, JudgementCache, package_digest
+from models.caches.judgements import CachedJudge, CachedPredicate, JudgementCache, package_digest
 from models.config_check import load_config
 from models.factory import RegistryModels
 from models.nonanswer.embedding import apply_logistic
@@ -93,3 +93,45 @@ def test_the_head_gives_a_row_the_same_probability_in_any_batch():
     whole = apply_logistic(params, x)
     assert all(apply_logistic(params, x[i:i + 1])[0] == whole[i] for i in range(len(x)))
     assert np.array_equal(apply_logistic(params, x[5:21]), whole[5:21])
+
+
+def test_a_cached_predicate_asks_each_text_once_across_builds(tmp_path):
+    asked = []
+
+    def long_(text):
+        asked.append(text)
+        return len(text) > 3
+
+    first = CachedPredicate(tmp_path / "j.sqlite", long_, "long-v1")
+    first.prefetch(["abcd", "ab"])
+    assert [first("abcd"), first("ab"), first("abcd")] == [True, False, True] and asked == ["abcd", "ab"]
+    first.flush()
+    again = CachedPredicate(tmp_path / "j.sqlite", long_, "long-v1")
+    again.prefetch(["ab", "abcd", "xyzzy"])
+    assert [again("ab"), again("abcd"), again("xyzzy")] == [False, True, True]
+    assert asked == ["abcd", "ab", "xyzzy"] and (again.hits, again.misses) == (2, 1)
+    other = CachedPredicate(tmp_path / "j.sqlite", long_, "long-v2")  # another identity asks again
+    other.prefetch(["ab"])
+    assert other("ab") is False and asked[-1] == "ab"
+
+
+def test_the_count_stages_stock_check_is_the_same_from_the_cache(tmp_path):
+    from collections import Counter
+
+    from pipelines.stages.count import ToQuestionStats, to_question_stats
+
+    answers = {"i cannot provide real-time information about that": Counter({"I cannot provide real-time "
+                                                                              "information about that.": 3}),
+               "open settings then account then reset password": Counter({"Open Settings, then Account.": 2}),
+               "无法确定他的具体年龄": Counter({"无法确定他的具体年龄。": 1}),
+               "他出生于一九八零年的北京": Counter({"他出生于1980年的北京。": 1})}
+    state = (Counter({"How old is he?": 7}), Counter({"en": 7}), answers, "2026-01-01", ("", ""))
+    plain = to_question_stats("k", state)
+    assert 0 < len(plain.answers) < 4  # the stock answers left out, the others kept
+    for build in range(2):
+        stats = ToQuestionStats(str(tmp_path))
+        stats.setup()
+        assert stats(("k", state)) == plain
+        hits, misses = stats._stock.hits, stats._stock.misses
+        stats._stock.flush()
+        assert (hits, misses) == ((0, 4) if build == 0 else (4, 0))
