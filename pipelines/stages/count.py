@@ -15,8 +15,8 @@ from models.caches.judgements import CachedPredicate, package_digest
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import answer_signature
 from pipelines.beam.counters import count_cache
-from schemas.layout import JUDGEMENT_CACHE
 from schemas.dates import seen_date, widen
+from schemas.layout import JUDGEMENT_CACHE
 from schemas.records import QuestionStats
 from schemas.text import has_lookalikes
 
@@ -74,7 +74,7 @@ class ToQuestionStats:
 
     def setup(self) -> None:
         if self._cache_dir:
-            # the rules' identity and code, and this module's (the language test above)
+            # the rules' identity and code, and this stage package's (is_stock_non_answer's language test is here)
             identity = "\x00".join((_RULES.model_id, "stock", package_digest(RuleNonAnswer.__module__),
                                     package_digest(__name__)))
             self._stock = CachedPredicate(Path(self._cache_dir) / JUDGEMENT_CACHE, is_stock_non_answer, identity)
