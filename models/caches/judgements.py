@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from models.caches.kv import SqliteKV
+from models.caches.kv import SqliteKV, read_through
 from models.calls import record_cached
 from schemas.judgement import Judgement
 
@@ -50,6 +50,14 @@ def _plain(value):
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"a judgement's details hold a {type(value).__name__}, which JSON cannot keep")
+
+
+def _dump(j: Judgement) -> str:
+    return json.dumps([float(j.score), j.reason, j.details, bool(j.sure)], ensure_ascii=False, default=_plain)
+
+
+def _load(text: str) -> Judgement:
+    return Judgement(*json.loads(text))
 
 
 class JudgementCache:
@@ -82,29 +90,13 @@ class CachedJudge:
         return hashlib.sha256(f"{self._identity}\x00{lang}\x00{question}\x00{answer}".encode("utf-8")).hexdigest()
 
     def judgements(self, items: list[tuple[str, str, str]]) -> list[Judgement]:
-        keys = [self._key(item) for item in items]
-        found = self.cache.kv.get_many(sorted(set(keys)))
-        todo: dict[str, list[int]] = {}
-        for i, k in enumerate(keys):
-            if k not in found:
-                todo.setdefault(k, []).append(i)
-        out: list[Judgement | None] = [None] * len(items)
-        if todo:
-            fresh = self.inner.judgements([items[idx[0]] for idx in todo.values()])
-            for idx, j in zip(todo.values(), fresh):
-                for i in idx:
-                    out[i] = j
-            self.cache.kv.put_many({k: json.dumps([float(j.score), j.reason, j.details, bool(j.sure)],
-                                                  ensure_ascii=False, default=_plain) for k, j in zip(todo, fresh)})
-        for i, k in enumerate(keys):
-            if out[i] is None:
-                score, reason, details, sure = json.loads(found[k])
-                out[i] = Judgement(score, reason, details, sure)
-        computed = sum(len(idx) for idx in todo.values())
-        self.cache.misses += len(todo)
+        out, distinct, computed = read_through(
+            self.cache.kv, [self._key(item) for item in items],
+            lambda first: self.inner.judgements([items[i] for i in first]), _dump, _load)
+        self.cache.misses += distinct
         self.cache.hits += len(items) - computed
         record_cached("answer judgements", len(items) - computed)
-        return out  # type: ignore[return-value]
+        return out
 
     def __getattr__(self, name: str):
         if name == "inner":  # not yet set (unpickling): no recursion

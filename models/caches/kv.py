@@ -44,3 +44,25 @@ class SqliteKV:
         with self._conn() as conn:
             conn.executemany(f"INSERT OR REPLACE INTO {self._table} (key, {self._column}) VALUES (?, ?)",
                              list(items.items()))
+
+
+def read_through(kv: SqliteKV, keys: list[str], compute, dump, load) -> tuple[list, int, int]:
+    """The values of ``keys`` in order: those ``kv`` holds, ``load``-ed; the others computed once per distinct key
+    (``compute`` gets the positions in ``keys`` to compute, the first of each distinct key's) and stored
+    ``dump``-ed. Returns (values, distinct keys computed, positions filled by computing)."""
+    found = kv.get_many(sorted(set(keys)))
+    todo: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        if k not in found:
+            todo.setdefault(k, []).append(i)
+    out: list = [None] * len(keys)
+    if todo:
+        fresh = compute([idx[0] for idx in todo.values()])
+        for idx, value in zip(todo.values(), fresh):
+            for i in idx:
+                out[i] = value
+        kv.put_many({k: dump(value) for k, value in zip(todo, fresh)})
+    for i, k in enumerate(keys):
+        if k in found:
+            out[i] = load(found[k])
+    return out, len(todo), sum(len(idx) for idx in todo.values())

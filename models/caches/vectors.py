@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.caches.kv import SqliteKV
+from models.caches.kv import SqliteKV, read_through
 from models.calls import record_cached
 
 
@@ -39,22 +39,13 @@ class CachedEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         keys = [vector_key(self._key_id, t) for t in texts]
-        found = self.kv.get_many(sorted(set(keys)))
-        todo: dict[str, list[int]] = {}
-        for i, k in enumerate(keys):
-            blob = found.get(k)
-            if blob is None:
-                todo.setdefault(k, []).append(i)
-            else:
-                out[i] = np.frombuffer(blob, dtype=np.float32)
-        if todo:
-            first = [idx[0] for idx in todo.values()]
-            fresh = np.asarray(self.inner.embed([texts[i] for i in first]), dtype=np.float32)
-            for (k, idx), vec in zip(todo.items(), fresh):
-                out[idx] = vec
-            self.kv.put_many({k: vec.tobytes() for k, vec in zip(todo, fresh)})
-        self.misses += len(todo)
-        served = len(texts) - sum(len(v) for v in todo.values())
+        vectors, distinct, computed = read_through(
+            self.kv, keys, lambda first: np.asarray(self.inner.embed([texts[i] for i in first]), dtype=np.float32),
+            lambda vec: vec.tobytes(), lambda blob: np.frombuffer(blob, dtype=np.float32))
+        for i, vec in enumerate(vectors):
+            out[i] = vec
+        self.misses += distinct
+        served = len(texts) - computed
         self.hits += served
         record_cached(getattr(self.inner, "call_name", self.model_id), served)
         return out

@@ -29,8 +29,8 @@ from models.factory import ModelFactory
 from pipelines.beam.counters import run_counted
 from pipelines.stages.group import pool_answers, ranked_answers
 from pipelines.beam.metering import MeteredHandler, MeteredInference, ModelBox, announce_loading
-from schemas.layout import JUDGEMENT_CACHE
 from schemas.dates import widen
+from schemas.layout import JUDGEMENT_CACHE
 from schemas.records import AnswerCount, AnswerGroup, Entry
 
 
