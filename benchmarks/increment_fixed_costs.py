@@ -1,13 +1,15 @@
 """Where a small increment's time goes when it runs as a day's build does: a fresh process.
 
-    python benchmarks/increment_fixed_costs.py [--rows 100000] [--questions 1000] [--top-k 1000]
+    python benchmarks/increment_fixed_costs.py [--rows 100000] [--questions 1000] [--top-k 1000] [--runner R]
 
 Builds a base from N synthetic rows (benchmarks/incremental_speed.py's logs), then builds the next day's N/100
 rows on top of it twice, each in a fresh ``python -m pipelines.build_base`` process on its own copy of the
 base: once plain (its wall time) and once under cProfile, whose cumulative seconds itemise the run:
 
 * imports (every module import, wherever it happens; great_expectations's own line too),
-* building the Beam graph and translating it for the runner (``Pipeline.apply`` and ``to_runner_api``),
+* building the Beam graph and translating it for the runner (``Pipeline.apply`` and ``to_runner_api``; a day
+  runs in-process by default, pipelines/local_runner.py, which translates nothing: ``--runner DirectRunner``
+  measures the day on Beam's portable runner instead),
 * loading models (the model stages' ``load_model``/``setup``, metering's ``loading``),
 * the stages' work (the runner's execution less the model loading),
 * the quality gate (with its great_expectations import) and the report (its charts).
@@ -76,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--top-k", type=int, default=1000)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--runner", help="the increments' --runner (default: the build's own choice by input size)")
     ap.add_argument("--keep", type=Path, help="work in this folder and keep it (the base, the logs, the profile) "
                     "to look into the increment again")
     args = ap.parse_args(argv)
@@ -92,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         t_first = build(["--input", str(day0), "--base", str(work / "base")] + k)
         for name in ("plain", "profiled"):
             shutil.copytree(work / "base", work / name, symlinks=True)
-        day = ["--input", str(day0), "--input", str(day1)] + k
+        day = ["--input", str(day0), "--input", str(day1)] + k + (["--runner", args.runner] if args.runner else [])
         t_plain = build(day + ["--base", str(work / "plain")])
         t_prof = build(day + ["--base", str(work / "profiled")], work / "increment.prof")
         items = itemise(work / "increment.prof")
-        figures = {"rows": args.rows, "increment_rows": args.rows // 100, "first_full_s": round(t_first, 1),
+        figures = {"rows": args.rows, "runner": args.runner or "default", "increment_rows": args.rows // 100, "first_full_s": round(t_first, 1),
                    "increment_s": round(t_plain, 1), "increment_profiled_s": round(t_prof, 1), "items": items}
         print(f"full build of {args.rows:,} rows: {t_first:.1f} s; +1% increment in a fresh process: {t_plain:.1f} s "
               f"(under the profiler {t_prof:.1f} s)\n")

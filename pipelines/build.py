@@ -37,7 +37,7 @@ from pipelines.graph import Caches, build_graph
 from pipelines.release.build_lock import hold_build_lock
 from pipelines.release.publish import Publisher
 from pipelines.release.retention import apply_retention, retention_policy
-from pipelines.runners import runner_args, runner_name
+from pipelines.runners import default_runner, runner_args, runner_name
 from pipelines.beam.counters import cache_counts, model_calls, stage_metrics
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
@@ -138,7 +138,7 @@ def known_runner_names() -> list[str]:
     """The short runner names Beam resolves (its table of known runners, DirectRunner first), and the Dask runner."""
     from apache_beam.options.pipeline_options import StandardOptions
 
-    names = {path.rsplit(".", 1)[-1] for path in StandardOptions.ALL_KNOWN_RUNNERS} | {"DaskRunner"}
+    names = {path.rsplit(".", 1)[-1] for path in StandardOptions.ALL_KNOWN_RUNNERS} | {"DaskRunner", "LocalRunner"}
     return ["DirectRunner"] + sorted(names - {"DirectRunner"})
 
 
@@ -153,11 +153,12 @@ def check_runner_name(name: str) -> None:
                           "or a runner's class path)")
 
 
-def new_pipeline(beam_args: list[str] | None) -> tuple[beam.Pipeline, PipelineOptions]:
-    """The Beam pipeline and its options: made before anything is written, so a bad runner writes nothing."""
-    args = runner_args(list(beam_args or []))  # --runner=DaskRunner: qabase's (pipelines.dask_runner)
+def new_pipeline(beam_args: list[str] | None, default: str = "DirectRunner") -> tuple[beam.Pipeline, PipelineOptions]:
+    """The Beam pipeline and its options: made before anything is written, so a bad runner writes nothing.
+    ``default``: the runner when ``beam_args`` name none (pipelines.runners.default_runner)."""
+    args = runner_args(list(beam_args or []))  # --runner=DaskRunner / LocalRunner: qabase's
     if not any(a.startswith("--runner") for a in args):
-        args.append("--runner=DirectRunner")
+        args.append(f"--runner={default}")
     check_runner_name(runner_name(args) or "DirectRunner")
     options = PipelineOptions(args)
     try:
@@ -298,7 +299,9 @@ def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: 
         _write_missing_report(output, layout, latest)
         yield latest
         return
-    pipeline = new_pipeline(beam_args)  # the runner is checked before anything is written
+    # the runner is checked before anything is written
+    pipeline = new_pipeline(beam_args, default_runner(sum(f["size"] for f in plan.files), cfg.runner.local_max_mb,
+                                                     list(beam_args or [])))
     version = version or new_version_id()
     with hold_build_lock(layout, version):
         plan = _replan_if_moved(plan, inputs, layout, cfg, full_rebuild)

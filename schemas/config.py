@@ -455,6 +455,16 @@ class RetentionConfig:
 
 
 @dataclass(frozen=True)
+class RunnerConfig:
+    # not part of config_hash: both runners run the same graph and DoFns and write the same files
+    # (tests/pipelines/test_local_runner.py); Beam's portable machinery costs a fixed ~15 s a build on 2 cores
+    local_max_mb: float = key(64.0, "Without `--runner`, a build whose new input files total at most this many MB "
+                                    "(a day's increment) runs in this process over lists (`LocalRunner`: the same "
+                                    "graph and DoFns, without Beam's translation, fusion and coders); a larger one "
+                                    "on Beam's `DirectRunner`, which streams. 0: always the `DirectRunner`.", lo=0)
+
+
+@dataclass(frozen=True)
 class ReviewConfig:
     # its digest is the manifest's review.sha256
     file: str = key("", "A review file (JSON lines, or a YAML list): exclude / answer / merge / split / time_sensitive "
@@ -484,6 +494,7 @@ class BuildConfig:
     quality: QualityConfig = section(QualityConfig, "The quality gate that every version passes before it is "
                                                     "published.")
     retention: RetentionConfig = section(RetentionConfig, "How many versions and refused reports a base keeps.")
+    runner: RunnerConfig = section(RunnerConfig, "Which Beam runner a build uses when `--runner` names none.")
     review: ReviewConfig = section(ReviewConfig, "People's decisions about the base, applied on every build "
                                                  "(docs/review.md).")
 
@@ -491,8 +502,8 @@ class BuildConfig:
         return _plain(dataclasses.asdict(self))
 
     def config_hash(self) -> str:
-        """What decides the base: every section but retention (how many versions are kept) and review (where its
-        file is: the build compares the file's digest, pipelines.build)."""
+        """What decides the base: every section but retention (how many versions are kept), runner (which runner
+        ran the same graph) and review (where its file is: the build compares the file's digest, pipelines.build)."""
         built = {k: v for k, v in self.to_dict().items() if k not in UNHASHED_SECTIONS + BY_DIGEST_SECTIONS}
         payload = json.dumps(built, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
@@ -508,7 +519,7 @@ def with_sections(base: type, sections: tuple[tuple[str, type, str], ...], name:
     return cls
 
 
-UNHASHED_SECTIONS = ("retention",)  # config sections that change no built file (see config_hash)
+UNHASHED_SECTIONS = ("retention", "runner")  # config sections that change no built file (see config_hash)
 BY_DIGEST_SECTIONS = ("review",)  # sections naming a file whose content, not path, decides the base
 
 

@@ -144,8 +144,8 @@ class StageMeter:
             return None
         return min(1.0, self.position() / self.total)
 
-    def _against(self) -> tuple[float, float | None, bool]:
-        """(done, total, estimated) for the progress line."""
+    def _against(self, final: bool = False) -> tuple[float, float | None, bool]:
+        """(done, total, estimated) for the progress line (``final``: the stage has ended)."""
         if self._position is not None:
             # a reader's position runs ahead of what it has given out (it reads ahead): done only once its
             # stage says so (:meth:`check`)
@@ -157,8 +157,12 @@ class StageMeter:
         share = lead.share_done() if lead is not None else None
         if not share:
             return self._count, None, False
-        if lead._complete:
+        if final:
             return self._count, self._count, False
+        if lead._complete:
+            # the stage it follows has ended (or ran before it, on a runner that does not fuse): about as many as
+            # that one counted, until this one ends
+            return self._count, max(self._count, lead._count), True
         return self._count, self._count / share, True
 
     def tick(self, n: int = 1, busy_s: float = 0.0) -> None:
@@ -178,12 +182,12 @@ class StageMeter:
             self._complete = True
             self.log()
 
-    def log(self, now: float | None = None) -> None:
+    def log(self, now: float | None = None, final: bool = False) -> None:
         """One progress line now (the last one once the total is done)."""
         if self._finished or not self._lines:
             return
         now = time.perf_counter() if now is None else now
-        done, total, estimated = self._against()
+        done, total, estimated = self._against(final)
         if not done:  # still preparing (loading, building an index): nothing done to report
             return
         extra = f"{self._count:,} rows" if self.unit == "MB" else ""
@@ -197,7 +201,7 @@ class StageMeter:
         """A stage fused after another: its last line, once the stage it follows has done its total."""
         lead = _LIVE.get(self._follows) if self._follows else None
         if lead is not None and lead._complete and self._count:
-            self.log()
+            self.log(final=True)
         self.flush()
 
     @contextlib.contextmanager

@@ -77,7 +77,7 @@ def test_demo_on_a_two_worker_dask_cluster_equals_the_direct_runner(tmp_path):
 
     logs = [str(p) for p in write_demo_logs(tmp_path / "logs")]
     inputs = [a for p in logs for a in ("--input", p)]
-    assert main([*inputs, "--output", str(tmp_path / "direct"), "-q"]) == 0
+    assert main([*inputs, "--output", str(tmp_path / "direct"), "-q", "--runner=DirectRunner"]) == 0
     done = _run_in_its_own_session([sys.executable, "-c", _DASK_BUILD, str(tmp_path / "dask"), *inputs], 420)
     assert done.returncode == 0, done.stderr[-4000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
