@@ -134,6 +134,13 @@ def plan_inputs(inputs: list[str], layout: BaseLayout, cfg: BuildConfig, full_re
     return InputPlan([f for f in files if f["path"] in new_paths], new_facts, skipped, previous, prev_state)
 
 
+def _input_bytes(plan: InputPlan) -> int:
+    """What the graph reads: the new files, and the saved state of every question it continues (which a long-lived
+    base holds in the tens of MB)."""
+    state = L.size(plan.prev_state.questions) if plan.prev_state else 0
+    return sum(f["size"] for f in plan.files) + state
+
+
 def known_runner_names() -> list[str]:
     """The short runner names Beam resolves (its table of known runners, DirectRunner first), and the Dask runner."""
     from apache_beam.options.pipeline_options import StandardOptions
@@ -300,7 +307,7 @@ def _staged(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args: 
         yield latest
         return
     # the runner is checked before anything is written
-    pipeline = new_pipeline(beam_args, default_runner(sum(f["size"] for f in plan.files), cfg.runner.local_max_mb,
+    pipeline = new_pipeline(beam_args, default_runner(_input_bytes(plan), cfg.runner.local_max_mb,
                                                      list(beam_args or [])))
     version = version or new_version_id()
     with hold_build_lock(layout, version):

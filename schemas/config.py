@@ -458,10 +458,11 @@ class RetentionConfig:
 class RunnerConfig:
     # not part of config_hash: both runners run the same graph and DoFns and write the same files
     # (tests/pipelines/test_local_runner.py); Beam's portable machinery costs a fixed ~15 s a build on 2 cores
-    local_max_mb: float = key(64.0, "Without `--runner`, a build whose new input files total at most this many MB "
-                                    "(a day's increment) runs in this process over lists (`LocalRunner`: the same "
-                                    "graph and DoFns, without Beam's translation, fusion and coders); a larger one "
-                                    "on Beam's `DirectRunner`, which streams. 0: always the `DirectRunner`.", lo=0)
+    local_max_mb: float = key(64.0, "Without `--runner`, a build whose new input files and the saved state it "
+                                    "continues total at most this many MB (a day's increment) runs in this process "
+                                    "over lists (`LocalRunner`: the same graph and DoFns, without Beam's "
+                                    "translation, fusion and coders); a larger one on Beam's `DirectRunner`, which "
+                                    "streams. 0: always the `DirectRunner`.", lo=0)
 
 
 @dataclass(frozen=True)

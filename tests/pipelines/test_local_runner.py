@@ -175,3 +175,15 @@ def test_a_build_and_a_day_s_increment_on_it_write_the_direct_runner_s_files(tmp
     manifest = json.loads((increment / "manifest.json").read_text())
     assert manifest["beam"]["runner"] == QABASE_LOCAL
     assert manifest["stages"] and any(row.get("seconds") for row in manifest["stages"])  # metrics reached the table
+
+
+def test_the_size_that_picks_the_runner_counts_the_saved_state_it_continues(tmp_path):
+    from pipelines.build import InputPlan, _input_bytes
+    from pipelines.state import PreviousState
+
+    state = tmp_path / "questions.parquet"
+    state.write_bytes(b"x" * 1000)
+    prev = PreviousState("v1", str(state), [], {}, tmp_path)
+    new = [{"path": "day.jsonl", "size": 234}]
+    assert _input_bytes(InputPlan(new, [], [], "v1", prev)) == 1234
+    assert _input_bytes(InputPlan(new, [], [], None, None)) == 234
