@@ -340,7 +340,8 @@ def announce_loading(*keys):
                 _ANNOUNCED.add(what)
                 LOG.info("%s ...", what)
             t0 = time.perf_counter()
-            out = load(self, *args, **kwargs)
+            with stage_scope(self.stage):  # what a model computes as it loads (its prototypes) counts for the stage
+                out = load(self, *args, **kwargs)
             took = time.perf_counter() - t0
             if first or took >= SLOW_RELOAD_S:
                 LOG.info("%s: loaded in %.1f s", self.stage, took)

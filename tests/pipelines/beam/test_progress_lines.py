@@ -207,6 +207,20 @@ def test_loading_says_what_loads_and_how_long_it_took_once(monkeypatch, caplog):
     assert caplog.messages[2] == "score: loading gec_en quire-ngram, gec_zh zh-ngram, intent ..."
 
 
+def test_what_a_model_computes_as_it_loads_counts_for_the_stage_loading_it():
+    """An intent scorer embeds its prototypes as it loads: the ledger of model calls (models.calls) names the
+    stage, not ``-``."""
+    from models.calls import _STAGE
+
+    class Loading(_Handler):
+        @announce_loading("intent")
+        def load_model(self):
+            return _STAGE.get()
+
+    assert Loading(False).load_model() == "score"
+    assert _STAGE.get() == "-"
+
+
 def test_log_lines_carry_the_date(capsys):
     from schemas.logs import setup_logging
 
