@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         t_plain = build(day + ["--base", str(work / "plain")])
         t_prof = build(day + ["--base", str(work / "profiled")], work / "increment.prof")
         items = itemise(work / "increment.prof")
-        figures = {"rows": args.rows, "runner": args.runner or "default", "increment_rows": args.rows // 100, "first_full_s": round(t_first, 1),
+        figures = {"rows": args.rows, "runner": args.runner or "default", "increment_rows": args.rows // 100,
+                   "first_full_s": round(t_first, 1),
                    "increment_s": round(t_plain, 1), "increment_profiled_s": round(t_prof, 1), "items": items}
         print(f"full build of {args.rows:,} rows: {t_first:.1f} s; +1% increment in a fresh process: {t_plain:.1f} s "
               f"(under the profiler {t_prof:.1f} s)\n")

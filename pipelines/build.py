@@ -142,7 +142,8 @@ def _input_bytes(plan: InputPlan) -> int:
 
 
 def known_runner_names() -> list[str]:
-    """The short runner names Beam resolves (its table of known runners, DirectRunner first), and the Dask runner."""
+    """The short runner names Beam resolves (its table of known runners, DirectRunner first), and qabase's Dask and
+    in-process runners."""
     from apache_beam.options.pipeline_options import StandardOptions
 
     names = {path.rsplit(".", 1)[-1] for path in StandardOptions.ALL_KNOWN_RUNNERS} | {"DaskRunner", "LocalRunner"}

@@ -33,14 +33,15 @@ import math
 import typing as t
 
 import apache_beam as beam
-from apache_beam import DoFn, TaggedOutput, pvalue
+from apache_beam import TaggedOutput, pvalue
 from apache_beam.pipeline import PipelineVisitor
-from apache_beam.runners.common import DoFnContext, DoFnInvoker, DoFnSignature, _OutputHandler
 from apache_beam.runners.dask import dask_runner as beam_dask
 from apache_beam.runners.dask.overrides import _Create, _Flatten, _GroupAlsoByWindow, _GroupByKeyOnly, _Read
 from apache_beam.runners.dask.transform_evaluator import OneReceiver, defenestrate, get_windowed_value
 from apache_beam.transforms.sideinputs import SideInputMap
 from apache_beam.utils.windowed_value import WindowedValue
+
+from pipelines.beam.bundles import run_bundle
 
 READ_BUNDLE_BYTES = 64 << 20
 
@@ -54,21 +55,9 @@ def _run_bundle(items, fn, label, window_fn, args, kwargs, side_specs, *side_val
     """One partition through a DoFn: setup, start, every element, finish, teardown; what it emitted, main
     outputs as values and tagged ones as TaggedOutput(tag, value), after finish_bundle."""
     receivers = OneReceiver()
-    handler = _OutputHandler(window_fn=window_fn, main_receivers=receivers[None], tagged_receivers=receivers,
-                             per_element_output_counter=None, output_batch_converter=None,
-                             process_yields_batches=False, process_batch_yields_elements=False)
     sides = [SideInputMap(view_class, view_options, [get_windowed_value(v, wfn) for v in values])
              for (view_class, view_options, wfn), values in zip(side_specs, side_values)]
-    invoker = DoFnInvoker.create_invoker(
-        DoFnSignature(fn), handler, context=DoFnContext(label, state=None), side_inputs=sides,
-        input_args=list(args), input_kwargs=kwargs, user_state_context=None,
-        bundle_finalizer_param=DoFn.BundleFinalizerParam())
-    invoker.invoke_setup()
-    invoker.invoke_start_bundle()
-    for item in items:
-        invoker.invoke_process(item)
-    invoker.invoke_finish_bundle()
-    invoker.invoke_teardown()
+    run_bundle(fn, label, window_fn, receivers[None], receivers, sides, args, kwargs, items)
     return [TaggedOutput(v.tag, _unwrap(v.value)) if isinstance(v, TaggedOutput) else _unwrap(v)
             for v in receivers.values]
 

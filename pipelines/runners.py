@@ -3,9 +3,9 @@
 ``--runner=DaskRunner`` (or Beam's class path for it) selects :class:`pipelines.dask_runner.DaskRunner`,
 Beam's Dask runner with the gaps that stop this build fixed (see that module); ``--runner=LocalRunner``
 selects :class:`pipelines.local_runner.LocalRunner` (the graph run in this process over lists); every other
-runner is Beam's own, as named. Without ``--runner``, :func:`default_runner` picks by the size of the input. A runner's own options (``--dask_client_address``, ``--flink_master``, ...) are
-registered by Beam only when its module is imported: :func:`load_runner_options` imports it, so the CLI's
-check of unknown options knows them.
+runner is Beam's own, as named. Without ``--runner``, :func:`default_runner` picks by the size of the input.
+A runner's own options (``--dask_client_address``, ``--flink_master``, ...) are registered by Beam only when its
+module is imported: :func:`load_runner_options` imports it, so the CLI's check of unknown options knows them.
 """
 
 from __future__ import annotations
