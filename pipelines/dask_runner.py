@@ -39,16 +39,10 @@ from apache_beam.runners.dask import dask_runner as beam_dask
 from apache_beam.runners.dask.overrides import _Create, _Flatten, _GroupAlsoByWindow, _GroupByKeyOnly, _Read
 from apache_beam.runners.dask.transform_evaluator import OneReceiver, defenestrate, get_windowed_value
 from apache_beam.transforms.sideinputs import SideInputMap
-from apache_beam.utils.windowed_value import WindowedValue
 
-from pipelines.beam.bundles import run_bundle
+from pipelines.beam.bundles import run_bundle, unwrap
 
 READ_BUNDLE_BYTES = 64 << 20
-
-
-def _unwrap(item):
-    """A main-output element as the next step sees it: its value (windows are global in this build)."""
-    return item.value if isinstance(item, WindowedValue) else item
 
 
 def _run_bundle(items, fn, label, window_fn, args, kwargs, side_specs, *side_values):
@@ -58,7 +52,7 @@ def _run_bundle(items, fn, label, window_fn, args, kwargs, side_specs, *side_val
     sides = [SideInputMap(view_class, view_options, [get_windowed_value(v, wfn) for v in values])
              for (view_class, view_options, wfn), values in zip(side_specs, side_values)]
     run_bundle(fn, label, window_fn, receivers[None], receivers, sides, args, kwargs, items)
-    return [TaggedOutput(v.tag, _unwrap(v.value)) if isinstance(v, TaggedOutput) else _unwrap(v)
+    return [TaggedOutput(v.tag, unwrap(v.value)) if isinstance(v, TaggedOutput) else unwrap(v)
             for v in receivers.values]
 
 

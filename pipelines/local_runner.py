@@ -43,17 +43,13 @@ from apache_beam.transforms.window import GlobalWindow, GlobalWindows
 from apache_beam.utils.counters import CounterFactory
 from apache_beam.utils.windowed_value import WindowedValue
 
-from pipelines.beam.bundles import run_bundle
+from pipelines.beam.bundles import run_bundle, unwrap
 
 _GLOBAL = (GlobalWindow(),)
 
 
 def _windowed(value) -> WindowedValue:
     return value if isinstance(value, WindowedValue) else WindowedValue(value, 0, _GLOBAL)
-
-
-def _value(item):
-    return item.value if isinstance(item, WindowedValue) else item
 
 
 class _Outputs(Receiver):
@@ -63,7 +59,7 @@ class _Outputs(Receiver):
         self.values = by_tag[tag]
 
     def receive(self, windowed_value):
-        self.values.append(_value(windowed_value))
+        self.values.append(unwrap(windowed_value))
 
 
 class _TaggedOutputs(dict):
@@ -94,7 +90,7 @@ def _group(items) -> list:
     """A GroupByKey's grouping: the values come with their windows (GroupByKey's ReifyWindows step)."""
     groups: dict = {}
     for key, value in items:
-        groups.setdefault(key, []).append(_value(value))
+        groups.setdefault(key, []).append(unwrap(value))
     return list(groups.items())
 
 

@@ -1,10 +1,16 @@
-"""One bundle through a DoFn, outside Beam's own workers: what qabase's runners (pipelines.dask_runner,
-pipelines.local_runner) share."""
+"""One bundle through a DoFn outside Beam's own workers, and an element's value: what qabase's runners
+(pipelines.dask_runner, pipelines.local_runner) share."""
 
 from __future__ import annotations
 
 from apache_beam import DoFn
 from apache_beam.runners.common import DoFnContext, DoFnInvoker, DoFnSignature, _OutputHandler
+from apache_beam.utils.windowed_value import WindowedValue
+
+
+def unwrap(item):
+    """An element as the next step sees it: its value (windows are global in this build)."""
+    return item.value if isinstance(item, WindowedValue) else item
 
 
 def run_bundle(fn: DoFn, label: str, window_fn, main_receiver, tagged_receivers, sides: list, args, kwargs,
