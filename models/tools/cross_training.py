@@ -25,6 +25,7 @@ class PairStates:
         from models.cross_encoder import batch_tensors
 
         canon = [order(a, b) if order else (a, b) for a, b, _ in pairs]
+        self.keys = canon
         key = hashlib.sha256(("\n".join(f"{a}\t{b}" for a, b in canon) + f"|{model.lora_from}").encode()).hexdigest()
         path = cache / f"e5-pairs-{key[:16]}.npz" if cache else None
         self.y = np.array([y for _, _, y in pairs], dtype=np.float32)
@@ -52,6 +53,16 @@ class PairStates:
         if path is not None:
             cache.mkdir(parents=True, exist_ok=True)
             np.savez(path, flat=np.concatenate(self.states), offsets=np.cumsum([0] + [len(s) for s in self.states]))
+
+    def subset(self, pairs, order=None) -> "PairStates":
+        """The states of ``pairs`` (each one of this set's, in either order), with their own labels: folds of one
+        set whose packaged layers ran once."""
+        index = {k: i for i, k in enumerate(self.keys)}
+        part = object.__new__(PairStates)
+        part.keys = [order(a, b) if order else (a, b) for a, b, _ in pairs]
+        part.states = [self.states[index[k]] for k in part.keys]
+        part.y = np.array([y for _, _, y in pairs], dtype=np.float32)
+        return part
 
     def batch(self, rows, device: str = "cpu"):
         import torch
@@ -84,9 +95,11 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float:
     return float((ranks[pos].sum() - pos.sum() * (pos.sum() + 1) / 2) / max(pos.sum() * (~pos).sum(), 1))
 
 
-def train_adapters(model, train: PairStates, tune: PairStates, epochs: int, seed: int, batch: int = 32,
-                   lr: float = 5e-4, device: str = "cpu"):
-    """The adapters after the epoch with the highest tune AUC, and that AUC per epoch."""
+def train_adapters(model, train: PairStates, tune: PairStates | None, epochs: int, seed: int, batch: int = 32,
+                   lr: float = 5e-4, device: str = "cpu", tune_logits: list | None = None):
+    """The adapters after the epoch with the highest tune AUC, and that AUC per epoch. ``tune`` None: the adapters
+    after the last epoch (the epoch count chosen elsewhere). ``tune_logits``: a list that receives the tune logits
+    after each epoch (cross-fitting pools them over folds)."""
     import torch
 
     torch.manual_seed(seed)
@@ -110,12 +123,21 @@ def train_adapters(model, train: PairStates, tune: PairStates, epochs: int, seed
             if (s // batch) % 100 == 0:
                 print(f"epoch {epoch + 1}: {s + len(rows):,}/{len(order):,} pairs, loss {total / (s + len(rows)):.4f}"
                       f" ({(s + len(rows)) / (time.monotonic() - started):.0f} pairs/s)", file=sys.stderr)
-        tune_auc = auc(tune.logits(model, device=device), tune.y)
+        if tune is None:
+            print(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f} ({time.monotonic() - started:.0f} s)",
+                  file=sys.stderr)
+            continue
+        logits = tune.logits(model, device=device)
+        if tune_logits is not None:
+            tune_logits.append(logits)
+        tune_auc = auc(logits, tune.y)
         aucs.append(round(tune_auc, 4))
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, tune AUC {tune_auc:.4f} "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
         if tune_auc > best_auc:
             best_auc, best = tune_auc, {k: v.detach().clone() for k, v in model.trained().items()}
+    if best is None:
+        return model.eval(), aucs
     with torch.no_grad():
         for k, v in model.named_parameters():
             if k in best:

@@ -54,3 +54,20 @@ def test_the_trainers_build_figure_is_what_the_non_answer_stage_shuts_out():
     built = [group.answers[0].non_answer for _, group in judge_groups(judges, batch, 10)]
     assert list(flags) == built and 0 < asked <= len(pairs)
     assert sum(built) >= 3  # the model and the rules do flag here: equal by flagging nothing would prove nothing
+
+
+def test_cross_fitting_never_fits_a_fold_on_its_own_lines_nor_on_the_report_split(shared_data):
+    if not (shared_data / "dq_base" / "dq_base_sample.jsonl").is_file():
+        pytest.skip("the DQ sample is absent")
+    from models.tools.train_answer_match import cross_fit_sets
+
+    sets = cross_fit_sets(shared_data, None, 0, 3)
+    report = {q for q, _, _ in sets["report"]}
+    held_lines = [i for _, _, index in sets["folds"] for i in index]
+    assert sorted(held_lines) == list(range(len(sets["tune"])))  # each tune line is held out once
+    for fit, held, index in sets["folds"]:
+        fitted = {q for q, _, _ in fit}
+        assert not fitted & {q for q, _, _ in held} and not fitted & report
+        assert held == [sets["tune"][i] for i in index] and 550 < len(held) < 800
+    assert not {q for q, _, _ in sets["fit"]} & report
+    assert {(q, a) for q, a, _ in sets["tune"]} <= {(q, a) for q, a, _ in sets["fit"]}

@@ -72,3 +72,19 @@ def test_a_saved_model_loads_in_bfloat16_and_scores_as_in_float32(tiny, tmp_path
     a, b = pair_logits(f32, tok, pairs), pair_logits(bf16, tok, pairs)
     assert b.dtype == np.float64 and not np.array_equal(a, b)  # computed in the other format...
     assert np.allclose(a, b, atol=0.1)  # ...to about two decimals
+
+
+def test_without_a_tune_set_the_last_epoch_is_kept_and_a_subset_reads_the_same_states(tiny, tmp_path):
+    torch.manual_seed(0)
+    bert, tok = load_e5_torch("cpu", tiny)
+    model = CrossEncoder(bert, r=4, alpha=8.0, lora_from=1)
+    pool = PairStates(model, tok, PAIRS, None, "pool")
+    part = pool.subset(PAIRS[3:9])
+    assert part.y.tolist() == [y for _, _, y in PAIRS[3:9]]
+    assert all(np.array_equal(a, b) for a, b in zip(part.states, pool.states[3:9]))
+    seen: list = []
+    train_adapters(model, pool, part, epochs=2, seed=0, batch=4, lr=1e-2, tune_logits=seen)
+    assert len(seen) == 2 and not np.array_equal(seen[0], seen[1])  # the tune logits after each epoch
+    before = part.logits(model)
+    last, aucs = train_adapters(model, pool, None, epochs=1, seed=0, batch=4, lr=1e-2)
+    assert aucs == [] and not np.array_equal(part.logits(last), before)  # trained on, no epoch chosen
