@@ -67,7 +67,7 @@ def fit_pairs(rows, written, measured: set[str], seed: int) -> list[tuple[str, s
     """What a model is fitted on from these labelled lines: each line; each line's question with another line's answer
     (a real answer that does not answer it; seeded); the written rows whose question is not ``measured`` (a written
     row may ask a question users asked too: it is left out where that question is measured on)."""
-    fit = [(r["question"], r["answer"], r["non_answer"]) for r in rows]
+    fit = labelled(rows)
     rng = random.Random(seed)
     for i, r in enumerate(rows):
         other = rows[(i + 1 + rng.randrange(len(rows) - 1)) % len(rows)]
