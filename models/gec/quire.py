@@ -88,25 +88,23 @@ class QuireGecScorer:
         if self._model is None:
             return out
         tok, session, id2tag = self._model.tokenizer, self._model.session, self._model.id2tag
-        for start in range(0, len(words_batch), self._batch_size):
-            chunk = list(range(start, min(start + self._batch_size, len(words_batch))))
-            encs = [tok.encode(words_batch[i][:60], is_pretokenized=True) if words_batch[i] else None for i in chunk]
-            lens = [min(len(e.ids), 128) if e is not None else 0 for e in encs]
-            width = max(lens) if lens else 0
-            if width == 0:
-                continue
+        encs = [tok.encode(words[:60], is_pretokenized=True) if words else None for words in words_batch]
+        lens = [min(len(e.ids), 128) if e is not None else 0 for e in encs]
+        # batches of like lengths (shortest first): one long prompt no longer pads 31 short questions to 128
+        # tokens (451 arena prompts: 17.3 -> 10.4 s on 2 cores, the same tags and probabilities)
+        order = sorted((i for i, n in enumerate(lens) if n), key=lambda i: (lens[i], i))
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start:start + self._batch_size]
+            width = max(lens[i] for i in chunk)
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros_like(ids)
-            for row, (e, n) in enumerate(zip(encs, lens)):
-                if e is not None and n:
-                    ids[row, :n] = e.ids[:n]
-                    mask[row, :n] = 1
+            for row, i in enumerate(chunk):
+                ids[row, :lens[i]] = encs[i].ids[:lens[i]]
+                mask[row, :lens[i]] = 1
             logits = session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
-            for row, (i, e) in enumerate(zip(chunk, encs)):
-                if e is None:
-                    continue
+            for row, i in enumerate(chunk):
                 first: dict[int, int] = {}
-                for pos, wid in enumerate(e.word_ids[:width]):
+                for pos, wid in enumerate(encs[i].word_ids[:width]):
                     if wid is not None and wid not in first:
                         first[wid] = pos
                 for wid, pos in first.items():

@@ -32,6 +32,21 @@ def test_english_gec_separates_clean_from_typos_and_gibberish():
     assert details["unknown_words"] == ["resett", "pasword"]
 
 
+@pytest.mark.slow  # a packaged model
+def test_english_gec_scores_a_text_the_same_in_any_batch():
+    # the tagger runs in batches of like lengths: each text's tags must come back to it, whatever its neighbours
+    from models.gec.quire import QuireGecScorer
+
+    texts = ["He go to school yesterday and and buy a apple.", "", "what is teh capital of frnace",
+             " ".join(["Please explain why the the results of my experiment was different each time I run it"] * 6),
+             "How do I reset my password?", "12345"]
+    gec = QuireGecScorer(batch_size=2)
+    together = gec.score(texts)
+    assert together == [gec.score([t])[0] for t in texts]
+    assert together[::-1] == gec.score(texts[::-1])
+    assert together[0][1]["tagger_edits"] and not together[4][1]["tagger_edits"]
+
+
 def test_chinese_gec_flags_doubled_function_characters_and_noise():
     gec = gec_scorer("zh-heuristic", "gec_zh")
     (good, _), (bad, d), (junk, _) = gec.score(["长城有多长？", "我想想知道的的长城有多长", "水##@@的沸点"])
