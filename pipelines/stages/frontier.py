@@ -100,6 +100,9 @@ class EntryScoringHandler(MeteredHandler):
     """Loads the scorers (and the time-sensitivity detector) once per worker; scores entries' members."""
 
     stage = "score"
+    # whole batches of questions: Beam's adaptive sizes start at one entry, and the English GEC tagger pays per
+    # call (it pads a call to its longest question)
+    whole_batches = True
 
     def __init__(self, factory: ModelFactory, filt: FilterConfig, batch_size: int, judge_time: bool,
                  cache_dir: str | None = None, time_threshold: float = OWN_THRESHOLD, label: str | None = None):
@@ -117,6 +120,11 @@ class EntryScoringHandler(MeteredHandler):
         cache = ScoreCache(str(Path(self._cache_dir) / SCORE_CACHE), models) if self._cache_dir else None
         detector = self._factory.time_sensitivity() if self._judge_time else None
         return ModelBox((models, cache, detector))
+
+    def element_size(self, element) -> int:
+        """What an (entry, total) pair counts for against ``batch_size``: the entry's questions."""
+        entry, _ = element
+        return member_count(entry)
 
     def run_inference(self, batch, model, inference_args=None):
         """``batch``: (entry, the questions of the tier's entries) pairs (MeteredInference)."""
