@@ -44,6 +44,20 @@ def load_hf_dir(path: str | Path, auto_class: str, what: str):
     return tok, model, dir_fingerprint(path)
 
 
+def load_encoder_dir(path: Path):
+    """(tokenizer, encoder in eval mode, fingerprint) of a local encoder directory: a plain BERT (the packaged
+    MiniLM) through models.embedders.bert, without importing transformers' model code (the same numbers); any
+    other architecture through transformers."""
+    from models.embedders.bert import FastTokenizer, is_plain_bert_dir, load_bert_dir
+
+    if not is_plain_bert_dir(path):
+        return load_hf_dir(path, "AutoModel", "an encoder")
+    try:
+        return FastTokenizer(path), load_bert_dir(path), dir_fingerprint(path)
+    except Exception as exc:
+        raise ModelLoadError(f"model: cannot load {path} as an encoder: {type(exc).__name__}: {exc}"[:400]) from None
+
+
 # padded tokens per forward pass: real prompts mix 10-word questions with pasted pages, and a float64 pass over
 # 64 of them padded to 256 tokens costs more than the same texts in batches of like lengths (451 arena
 # prompts in calls of 64, 2 cores: 49.4 s unbounded, 19.9 s at 4,096, 17.5 s at 2,048, 15.5 s at 1,024; the
@@ -87,7 +101,7 @@ class HFMeanPoolEmbedder:
                  device: str = ModelsConfig.device):
         path = Path(path)
         self.device = resolve_device(device)  # before loading: a missing GPU fails fast
-        self._tok, self._model, fingerprint = load_hf_dir(path, "AutoModel", "an encoder")
+        self._tok, self._model, fingerprint = load_encoder_dir(path)
         import torch
 
         if torch_threads:

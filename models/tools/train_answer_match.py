@@ -205,7 +205,7 @@ def fresh_model(args):
     from models.embedders.e5_torch import load_e5_torch
 
     torch.manual_seed(args.seed)
-    bert, tokenizer = load_e5_torch("cpu")
+    bert, tokenizer = load_e5_torch("cpu", for_training=True)
     return CrossEncoder(bert, args.rank, 2.0 * args.rank, bert.config.num_hidden_layers - args.layers), tokenizer
 
 

@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         torch.manual_seed(args.seed)
         torch.backends.cuda.matmul.allow_tf32 = True  # a GPU's float32 products at TF32: the adapters are small
-        bert, tokenizer = load_e5_torch("cpu", args.base)
+        bert, tokenizer = load_e5_torch("cpu", args.base, for_training=True)
         model = CrossEncoder(bert, args.rank, 2.0 * args.rank, bert.config.num_hidden_layers - args.layers)
         model.to(device)
         train = PairStates(model, tokenizer, sets["train"], args.cache, "train states", canonical, device)

@@ -24,7 +24,7 @@ def tiny(tmp_path_factory):
 
 def _trained(tiny, cache, seed=0):
     torch.manual_seed(seed)
-    bert, tok = load_e5_torch("cpu", tiny)
+    bert, tok = load_e5_torch("cpu", tiny, for_training=True)
     model = CrossEncoder(bert, r=4, alpha=8.0, lora_from=1)
     train = PairStates(model, tok, PAIRS, cache, "train")
     tune = PairStates(model, tok, PAIRS[:6], cache, "tune")
@@ -76,7 +76,7 @@ def test_a_saved_model_loads_in_bfloat16_and_scores_as_in_float32(tiny, tmp_path
 
 def test_without_a_tune_set_the_last_epoch_is_kept_and_a_subset_reads_the_same_states(tiny, tmp_path):
     torch.manual_seed(0)
-    bert, tok = load_e5_torch("cpu", tiny)
+    bert, tok = load_e5_torch("cpu", tiny, for_training=True)
     model = CrossEncoder(bert, r=4, alpha=8.0, lora_from=1)
     pool = PairStates(model, tok, PAIRS, None, "pool")
     part = pool.subset(PAIRS[3:9])
