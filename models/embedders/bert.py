@@ -201,7 +201,8 @@ class FastTokenizer:
         width = max((len(i) for i in enc["input_ids"]), default=0)
         ids = [i + [self.pad_token_id] * (width - len(i)) for i in enc["input_ids"]]
         mask = [m + [0] * (width - len(m)) for m in enc["attention_mask"]]
-        return {"input_ids": torch.tensor(ids, dtype=torch.long), "attention_mask": torch.tensor(mask, dtype=torch.long)}
+        return {"input_ids": torch.tensor(ids, dtype=torch.long),
+                "attention_mask": torch.tensor(mask, dtype=torch.long)}
 
 
 def load_bert_dir(path: Path) -> BertEncoder:
