@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from models.embedders.hf import length_batches
 from models.gec.base import score_from_weights
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -91,10 +92,11 @@ class QuireGecScorer:
         encs = [tok.encode(words[:60], is_pretokenized=True) if words else None for words in words_batch]
         lens = [min(len(e.ids), 128) if e is not None else 0 for e in encs]
         # batches of like lengths (shortest first): one long prompt no longer pads 31 short questions to 128
-        # tokens (451 arena prompts: 17.3 -> 10.4 s on 2 cores, the same tags and probabilities)
-        order = sorted((i for i, n in enumerate(lens) if n), key=lambda i: (lens[i], i))
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start:start + self._batch_size]
+        # tokens (451 arena prompts: 17.3 -> 10.4 s on 2 cores, the same tags and probabilities); a budget of
+        # batch_size full-length rows never binds, so every batch but the last holds batch_size texts
+        present = [i for i, n in enumerate(lens) if n]
+        for batch in length_batches([lens[i] for i in present], self._batch_size, self._batch_size * 128):
+            chunk = [present[b] for b in batch]
             width = max(lens[i] for i in chunk)
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros_like(ids)

@@ -101,11 +101,12 @@ def cross_fit_sets(data, sets, seed: int, folds: int) -> dict:
     tune = load(data, "tune")
     report = labelled(load(data, "report"))
     written, reported = written_pairs(sets), {q for q, _, _ in report}
+    fold = [fold_of(r["line"], folds) for r in tune]
     parts = []
     for k in range(folds):
-        index = [i for i, r in enumerate(tune) if fold_of(r["line"], folds) == k]
+        index = [i for i, f in enumerate(fold) if f == k]
         held = [tune[i] for i in index]
-        rest = [r for r in tune if fold_of(r["line"], folds) != k]
+        rest = [r for r, f in zip(tune, fold) if f != k]
         parts.append((fit_pairs(rest, written, reported | {r["question"] for r in held}, seed), labelled(held), index))
     return {"folds": parts, "tune": labelled(tune), "fit": fit_pairs(tune, written, reported, seed),
             "report": report}
