@@ -17,8 +17,9 @@ rung                        bytes per vector      when
 
 At 384 dimensions and the default 4,096 MiB that is IVF-Flat to about 2.7M vectors, SQfp16 to 5.5M, SQ8 to
 10.9M, then PQ96 (docs/measurements/index-scale.md has the recall each rung measured). ``nlist`` is about
-4·sqrt(n), a power of two, capped so that every list is trained on at least 39 vectors; the coarse
-quantiser learns from a seeded sample of at most 64·nlist vectors.
+4·sqrt(n), a power of two, capped so that every list is trained on at least 39 vectors, and at
+``IVF_MAX_LISTS`` (16,000, from about 8.4M vectors: faiss's GPU build loses every IVF index of 16,384 lists
+or more, searched on the CPU); the coarse quantiser learns from a seeded sample of at most 64·nlist vectors.
 
 **Before building**, an index whose vectors are compressed (SQ, PQ, ... codes) and whose base is larger
 than the pre-check's sample is tried on a sample first (:func:`precheck_recall`): if its codes lose too much
@@ -30,10 +31,9 @@ recall@10 against exact search, on a sample of the base's own vectors, reaches t
 saved with the index. Vectors are L2-normalised, so inner product is cosine.
 
 On a machine with a GPU and faiss GPU support (``pip install .[gpu-cu13]`` or ``.[gpu-cu12]``), training and
-adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which. An IVF
-index of more than ``GPU_MAX_LISTS`` lists is built on the CPU instead (with ``index.use_gpu: yes`` it is refused
-before any work): faiss's GPU build lost such indexes. No GPU index holds more than ``GPU_SHARD_VALUES``
-numbers: a larger base is added in shards, each on the GPU, merged on the CPU (:func:`add_in_shards`).
+adding run on the GPU and the index is converted to CPU to save; ``built_on`` in the facts says which. No GPU
+index holds more than ``GPU_SHARD_VALUES`` numbers: a larger base is added in shards, each on the GPU, merged on
+the CPU (:func:`add_in_shards`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import Protocol
 
 import numpy as np
 
-from schemas.config import GPU_MAX_LISTS, IndexConfig
+from schemas.config import IVF_MAX_LISTS, IndexConfig
 
 LOG = logging.getLogger("qabase.index")
 NPROBES = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -69,9 +69,10 @@ class IndexBuilder(Protocol):
 
 
 def nlist_for(n: int) -> int:
-    """About 4·sqrt(n) inverted lists, a power of two, each trained on at least 39 vectors."""
+    """About 4·sqrt(n) inverted lists, a power of two, each trained on at least 39 vectors, at most
+    ``IVF_MAX_LISTS``."""
     nlist = 2 ** int(round(math.log2(max(4.0 * math.sqrt(n), 16.0))))
-    return max(16, min(nlist, 2 ** int(math.log2(max(n // 39, 16)))))
+    return max(16, min(nlist, 2 ** int(math.log2(max(n // 39, 16))), IVF_MAX_LISTS))
 
 
 def _pq_m(dim: int, per: int) -> int:
@@ -258,21 +259,6 @@ class FaissIndexBuilder:
         pick = np.sort(rng.choice(len(vectors), size=TRAIN_PER_LIST * ivf.nlist, replace=False))
         return np.ascontiguousarray(vectors[pick])
 
-    def _too_many_lists_for_gpu(self, index, factory: str) -> bool:
-        import faiss
-
-        ivf = faiss.try_extract_index_ivf(index)
-        if ivf is None or ivf.nlist <= GPU_MAX_LISTS:
-            return False
-        why = f"{factory} has {ivf.nlist:,} lists, more than the {GPU_MAX_LISTS:,} a GPU build kept its recall at"
-        if self.use_gpu == "yes":
-            from schemas.errors import PublishError
-
-            raise PublishError(f"index: index.use_gpu is yes but {why}; set index.use_gpu: auto (built on the CPU)"
-                               " or a factory of fewer lists")
-        LOG.info("index: built on the CPU: %s", why)
-        return True
-
     def build(self, vectors: np.ndarray, path: Path) -> dict:
         import faiss
 
@@ -286,8 +272,6 @@ class FaissIndexBuilder:
             from schemas.errors import PublishError
 
             raise PublishError("index: index.use_gpu is yes but faiss sees no GPU (pip install .[gpu])")
-        if gpus and self._too_many_lists_for_gpu(index, factory):
-            gpus = 0
         precheck = self.precheck(vectors, factory)
         t0 = time.perf_counter()
         built_on = "cpu"

@@ -30,6 +30,7 @@ import numpy as np
 from indexes.store import qids_digest
 from schemas import signing
 from schemas.dates import period_text
+from schemas.config import IVF_MAX_LISTS
 from schemas.errors import BaseIntegrityError, QabaseError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)
@@ -389,6 +390,26 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
+def faiss_gpu_build() -> bool:
+    import faiss
+
+    return "GPU" in faiss.get_compile_options().split()
+
+
+def check_searchable(index, name: str) -> None:
+    """A base whose IVF index has more lists than ``IVF_MAX_LISTS`` is refused under a GPU build of faiss: the
+    CPU search of faiss-gpu-cu13-cuvs 1.15.0 loses such an index (schemas.config; faiss-gpu-cu12 1.14.1 and
+    faiss-cpu searched it correctly, but a build's flags do not say which GPU build this is)."""
+    import faiss
+
+    ivf = faiss.try_extract_index_ivf(index)
+    if ivf is not None and ivf.nlist > IVF_MAX_LISTS and faiss_gpu_build():
+        raise BaseIntegrityError(f"base: {name} has {ivf.nlist:,} IVF lists, more than {IVF_MAX_LISTS:,}, and this "
+                                 f"faiss ({faiss.__version__}) is a GPU build, whose CPU search lost such indexes "
+                                 "(faiss-gpu-cu13-cuvs 1.15.0): serve the base with faiss-cpu, or rebuild it (a "
+                                 "build now makes at most that many lists)")
+
+
 def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str, SpaceIndex]:
     """The language indexes the manifest records (``index.spaces``), verified; {} for a base without them.
     Each space's embedder: ``given`` when its id is the one recorded, else the build config's
@@ -405,6 +426,7 @@ def load_spaces(path: Path, manifest: dict, n_rows: int, given=None) -> dict[str
     out = {}
     for sp, facts in sorted(recorded.items()):
         index = faiss.read_index(str(_check_file(path, facts.get("file", space_index_file(sp)), manifest)))
+        check_searchable(index, f"index_{sp}.faiss")
         rows = np.load(_check_file(path, facts.get("rows_file", space_rows_file(sp)), manifest), allow_pickle=False)
         if index.ntotal != len(rows) or len(rows) != facts.get("forms", len(rows)):
             raise BaseIntegrityError(f"base: index_{sp}.faiss holds {index.ntotal} vectors but maps {len(rows)} forms")
@@ -442,6 +464,7 @@ def _load_verified(path: Path, manifest: dict, embedder) -> LoadedBase:
     table = read_qa(path / QA_FILE, columns)
     rows = table.to_pylist()
     index = faiss.read_index(str(path / INDEX_FILE))
+    check_searchable(index, INDEX_FILE)
     if index.ntotal != len(rows):
         raise BaseIntegrityError(f"base: index.faiss holds {index.ntotal} vectors but qa.parquet {len(rows)} rows")
     if [r["rank"] for r in rows] != list(range(1, len(rows) + 1)):

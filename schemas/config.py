@@ -397,10 +397,19 @@ class TopicsConfig:
                                            "base with the lowest `reliability` (ties by rank).", lo=0, hi=1)
 
 
-# faiss 1.15 for CUDA 13 on an H200 built every IVF index of 16,384 lists it was given with recall@10 .05 to .07
-# (1M and 10M vectors, SQ8 and Flat, its cuVS path and its own), where 8,192 and 12,000 lists kept .97 to .99
-# (docs/measurements/index-scale.md): an index of more lists than the most seen to work is built on the CPU
-GPU_MAX_LISTS = 12_000
+# searched on the CPU (as a base is), faiss-gpu-cu13-cuvs 1.15.0 loses every IVF index of 16,384 lists or more,
+# built on the GPU or not: recall@10 .04 to .08 at any nprobe, where 16,383 lists keep .96 and faiss-cpu keeps
+# them all (docs/measurements/index-scale.md). An index may be served by another install than the one that
+# built it, so no base gets one: `auto` stops at this many lists and a factory of more is refused at config load.
+IVF_MAX_LISTS = 16_000
+_IVF_LISTS = re.compile(r"(?:^|,)IVF(\d+)")
+
+
+def _ivf_lists(path: str, factory: str) -> None:
+    lists = [int(m) for m in _IVF_LISTS.findall(factory)]
+    if lists and max(lists) > IVF_MAX_LISTS:
+        raise ConfigError(f"config: {path} {shown(factory)} has {max(lists):,} lists, more than {IVF_MAX_LISTS:,}: "
+                          "faiss's GPU build (1.15) searches no IVF index of 16,384 lists or more")
 
 
 @dataclass(frozen=True)
@@ -410,7 +419,7 @@ class IndexConfig:
                                "IVF-SQ8 whose index fits `memory_budget_mb`, else IVF-PQ (dim/4 bytes a vector); or "
                                "any FAISS factory string (`HNSW32`, `IVF1024,SQ8`, ...). Compressed indexes are "
                                "pre-checked on a sample and refused before the build if they cannot reach "
-                               "`recall_floor`.")
+                               f"`recall_floor`. At most {IVF_MAX_LISTS:,} IVF lists.", check=_ivf_lists)
     metric: str = key("ip", "`ip`: inner product on normalised vectors (cosine).", choices=("ip",))
     flat_max: int = key(100000, "Largest base indexed with an exact Flat index under `factory: auto`.", lo=1)
     memory_budget_mb: float = key(4096.0, "Memory the index may take under `factory: auto` (codes + ids + coarse "
@@ -420,9 +429,8 @@ class IndexConfig:
     recall_floor: float = key(0.95, "Publishing fails when recall@10 against exact search stays below this after "
                                     "nprobe is raised as far as 1024, and before the build when a compressed "
                                     "index's pre-check on a sample stays below it.", lo=0, hi=1)
-    use_gpu: str = key("auto", f"`auto`: train and add on a GPU when faiss has one (an IVF index of more than "
-                               f"{GPU_MAX_LISTS:,} lists stays on the CPU: faiss's GPU build lost them); `yes`: require "
-                               "one (and refuse such an index); `no`.", choices=("auto", "yes", "no"))
+    use_gpu: str = key("auto", "`auto`: train and add on a GPU when faiss has one; `yes`: require one; `no`.",
+                       choices=("auto", "yes", "no"))
     # one index per language space, the intent embedders' (docs/measurements/retrieval.md); false: as format-1
     # bases, which have no language indexes
     language_indexes: bool = key(True, "Also publish `index_en.faiss` and `index_zh.faiss` over every form of each "

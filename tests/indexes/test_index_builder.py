@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from indexes.builder import (PRECHECK_NEIGHBOURS, PRECHECK_QUERIES, PRECHECK_SAMPLE, FaissIndexBuilder, add_in_shards,
-                             choose_factory, gpu_count, index_memory_bytes, ladder, precheck_recall)
-from schemas.config import IndexConfig
-from schemas.errors import PublishError
+                             choose_factory, gpu_count, index_memory_bytes, ladder, nlist_for, precheck_recall)
+from schemas.config import IVF_MAX_LISTS, IndexConfig, config_from_dict
+from schemas.errors import BaseIntegrityError, ConfigError, PublishError
 
 
 def _clustered(n, dim=32, centers=64, seed=0):
@@ -31,8 +31,8 @@ def test_auto_climbs_down_the_ladder_as_the_base_outgrows_the_budget():
     assert ladder(4_000_000, 384) == ["IVF8192,Flat", "IVF8192,SQfp16", "IVF8192,SQ8", "IVF8192,PQ96"]
     assert choose_factory(2_600_000, 384) == "IVF8192,Flat"  # 3.8 GiB of vectors and ids
     assert choose_factory(4_000_000, 384) == "IVF8192,SQfp16"  # raw 5.8 GiB would not fit 4 GiB
-    assert choose_factory(10_000_000, 384) == "IVF16384,SQ8"  # 3.7 GiB
-    assert choose_factory(12_000_000, 384) == "IVF16384,PQ96"
+    assert choose_factory(10_000_000, 384) == "IVF16000,SQ8"  # 3.7 GiB; 16,000 lists at most
+    assert choose_factory(12_000_000, 384) == "IVF16000,PQ96"
     assert choose_factory(1_000_000, 384, memory_budget_mb=1) == "IVF4096,PQ96"  # nothing fits: the last rung
 
 
@@ -111,20 +111,32 @@ def test_requiring_a_gpu_without_one_is_a_clear_error(tmp_path):
         FaissIndexBuilder(use_gpu="yes").build(_clustered(100), tmp_path / "i.faiss")
 
 
-def test_more_lists_than_a_gpu_build_keeps_its_recall_at_are_built_on_the_cpu(tmp_path, monkeypatch, caplog):
-    import indexes.builder as builder
+def test_no_index_gets_as_many_lists_as_faiss_gpu_loses():
+    # faiss-gpu 1.15 searches no IVF index of 16,384 lists or more, even on the CPU: auto stays under it at any
+    # size, and a factory asking for more is refused at config load, before any build
+    assert nlist_for(8_000_000) == 8_192 and nlist_for(9_000_000) == IVF_MAX_LISTS == 16_000
+    assert nlist_for(10**9) == IVF_MAX_LISTS
+    assert config_from_dict({"index": {"factory": "IVF16000,SQ8"}}).index.factory == "IVF16000,SQ8"
+    for factory in ("IVF16384,SQ8", "OPQ16_64,IVF65536_HNSW32,PQ16"):
+        with pytest.raises(ConfigError, match=r"config: index.factory '.*' has [\d,]+ lists, more than 16,000"):
+            config_from_dict({"index": {"factory": factory}})
 
-    monkeypatch.setattr(builder, "gpu_count", lambda: 1)  # a GPU is seen; the list cap must keep the build off it
-    monkeypatch.setattr(builder, "GPU_MAX_LISTS", 64)
-    x = _clustered(5_000)
-    with caplog.at_level("INFO", logger="qabase.index"):
-        facts = FaissIndexBuilder("IVF128,Flat", use_gpu="auto", sample=100).build(x, tmp_path / "i.faiss")
-    assert facts["built_on"] == "cpu" and facts["gpus_seen"] == 1 and facts["recall_at_10"] >= 0.95
-    assert "built on the CPU: IVF128,Flat has 128 lists, more than the 64 a GPU build kept its recall at" in caplog.text
-    monkeypatch.setattr(FaissIndexBuilder, "precheck", lambda *a: pytest.fail("the pre-check ran before the refusal"))
-    with pytest.raises(PublishError, match="use_gpu is yes but IVF128,SQ8 has 128 lists"):
-        FaissIndexBuilder("IVF128,SQ8", use_gpu="yes").build(x, tmp_path / "j.faiss")
-    assert not (tmp_path / "j.faiss").exists()
+
+def test_a_base_of_too_many_lists_is_refused_only_where_faiss_would_search_it_wrongly(monkeypatch):
+    import indexes.loading as loading
+
+    index = faiss.index_factory(32, "IVF64,Flat", faiss.METRIC_INNER_PRODUCT)
+    index.train(_clustered(64 * 39))
+    monkeypatch.setattr(loading, "IVF_MAX_LISTS", 32)  # as if 64 lists were past the cap
+    monkeypatch.setattr(loading, "faiss_gpu_build", lambda: False)
+    loading.check_searchable(index, "index.faiss")  # faiss-cpu searches it correctly
+    monkeypatch.setattr(loading, "faiss_gpu_build", lambda: True)
+    with pytest.raises(BaseIntegrityError, match=r"base: index.faiss has 64 IVF lists, more than 32, and this faiss "
+                                                 r"\(.*\) is a GPU build, .*: serve the base with faiss-cpu"):
+        loading.check_searchable(index, "index.faiss")
+    loading.check_searchable(faiss.IndexFlatIP(32), "index.faiss")  # no lists
+    monkeypatch.setattr(loading, "IVF_MAX_LISTS", 64)
+    loading.check_searchable(index, "index.faiss")
 
 
 @pytest.mark.gpu
