@@ -45,6 +45,12 @@ def package_digest(module: str) -> str:
     return h.hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=None)
+def module_digest(module: str) -> str:
+    """sha256 of ``module``'s own source file: for code that lives in a package of unrelated modules."""
+    return hashlib.sha256(Path(sys.modules[module].__file__).resolve().read_bytes()).hexdigest()[:16]
+
+
 def _plain(value):
     """A numpy number in a judgement's details, as JSON writes a Python one."""
     if hasattr(value, "item"):

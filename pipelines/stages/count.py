@@ -11,7 +11,7 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from models.caches.judgements import CachedPredicate, package_digest
+from models.caches.judgements import CachedPredicate, module_digest, package_digest
 from models.nonanswer.rules import RuleNonAnswer
 from models.paraphrase.evidence import answer_signature
 from pipelines.beam.counters import count_cache
@@ -74,9 +74,10 @@ class ToQuestionStats:
 
     def setup(self) -> None:
         if self._cache_dir:
-            # the rules' identity and code, and this stage package's (is_stock_non_answer's language test is here)
+            # the rules' identity and code, and this module's (is_stock_non_answer's language test is here): an
+            # edit of another stage leaves the day's answers' verdicts cached
             identity = "\x00".join((_RULES.model_id, "stock", package_digest(RuleNonAnswer.__module__),
-                                    package_digest(__name__)))
+                                    module_digest(__name__)))
             self._stock = CachedPredicate(Path(self._cache_dir) / JUDGEMENT_CACHE, is_stock_non_answer, identity)
 
     def __call__(self, kv) -> QuestionStats:

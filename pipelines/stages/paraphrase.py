@@ -114,7 +114,7 @@ def knn_index(vectors: np.ndarray):
 
 
 def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_cos: float,
-                         evidence=None) -> list[tuple]:
+                         evidence=None, searched: np.ndarray | None = None) -> list[tuple]:
     """(key a, key b, text a, text b, cosine, answers a, answers b, second-space evidence) with a < b for the
     neighbours at or above ``min_cos`` of the table's rows ``rows`` (the queries are the table's own questions:
     their vectors come from it, so nothing but keys travels to the search). ``evidence``: the judge's
@@ -123,15 +123,27 @@ def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_
 
     FAISS proposes the neighbours; each pair's cosine is then the float64 dot product of its two vectors,
     not FAISS's score, which moves in the seventh decimal with the shape of the query batch: the judge
-    sees one cosine per pair however the questions were batched."""
+    sees one cosine per pair however the questions were batched.
+
+    ``searched`` (rows × the ids a search returns, -1 where a row is not searched yet; filled here): two
+    questions that are each other's neighbours are proposed once, by the first of them, not by both (the same
+    pair, the same cosine, judged once instead of twice). A pair is left out only where the other row's search
+    already proposed it, so rows searched in any order lose nothing; in increasing order none comes twice."""
     if not rows:
         return []
-    qv = np.ascontiguousarray(table.vectors[np.asarray(rows, dtype=np.int64)])
-    _, ids = index.search(qv, min(k + 1, len(table.keys)))
-    pairs = [(i, int(j)) for i, irow in zip(rows, ids) for j in irow if j >= 0 and j != i]
-    if not pairs:
+    rows_at = np.asarray(rows, dtype=np.int64)
+    _, ids = index.search(np.ascontiguousarray(table.vectors[rows_at]), min(k + 1, len(table.keys)))
+    if searched is not None:
+        searched[rows_at] = ids
+    left = np.repeat(rows_at, ids.shape[1])
+    right = ids.reshape(-1).astype(np.int64)
+    keep = (right >= 0) & (right != left)
+    if searched is not None:  # (i, j) with j < i: proposed already where j's own search found i
+        keep &= (right > left) | ~(searched[np.maximum(right, 0)] == left[:, None]).any(axis=1)
+    left, right = left[keep], right[keep]
+    if not len(left):
         return []
-    left, right = np.asarray(pairs, dtype=np.int64).T
+    pairs = list(zip(left.tolist(), right.tolist()))
     cosines = np.einsum("ij,ij->i", table.vectors[left].astype(np.float64), table.vectors[right].astype(np.float64))
     kept = np.flatnonzero(cosines >= min_cos)
     extra = None
@@ -451,12 +463,13 @@ class SpacePairsFn(beam.DoFn):
                 second_evidence = getattr(self._judge, "second_evidence", None)
                 evidence = (lambda a, b: second_evidence(sp, a, b)) if second_evidence else None
         meter.total = n  # the space's questions: progress against them
+        searched = np.full((n, min(self._cfg.neighbours + 1, n)), -1, dtype=np.int64) if n else None
         # one chunk at a time: progress shows during a long space, and a chunk's pairs leave before the next
         # is judged (timed apart from the downstream work done on them)
         for start in range(0, n, self.CHUNK):
             rows = list(range(start, min(n, start + self.CHUNK)))
             with meter.timing(len(rows)):
-                cands = neighbour_candidates(table, index, rows, self._cfg.neighbours, min_cos, evidence)
+                cands = neighbour_candidates(table, index, rows, self._cfg.neighbours, min_cos, evidence, searched)
                 judged = judge_candidates(self._judge, cands, sp, self._cfg, self._pair_judges)
             yield from judged
         meter.done()

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 from models.answer_judging import judged_columns
-from models.caches.judgements import CachedJudge, CachedPredicate, JudgementCache, package_digest
+from models.caches.judgements import CachedJudge, CachedPredicate, JudgementCache, module_digest, package_digest
 from models.config_check import load_config
 from models.factory import RegistryModels
 from models.nonanswer.embedding import apply_logistic
@@ -66,10 +66,19 @@ def test_another_identity_or_code_misses(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.import_module("pkg_judge.rules")
     before = package_digest("pkg_judge.rules")
+    (pkg / "other.py").write_text("B = 1\n")
+    importlib.import_module("pkg_judge.other")
+    own = module_digest("pkg_judge.rules")
     (pkg / "rules.py").write_text("A = 2\n")  # a rule edited, its judge's version not bumped
     package_digest.cache_clear()
     assert package_digest("pkg_judge.rules") != before
-    sys.modules.pop("pkg_judge.rules"), sys.modules.pop("pkg_judge")
+    (pkg / "other.py").write_text("B = 2\n")  # a module beside it: the package's digest moves, not the module's
+    package_digest.cache_clear(), module_digest.cache_clear()
+    assert module_digest("pkg_judge.other") != module_digest("pkg_judge.rules") != own
+    module_digest.cache_clear()
+    (pkg / "rules.py").write_text("A = 1\n")
+    assert module_digest("pkg_judge.rules") == own
+    sys.modules.pop("pkg_judge.rules"), sys.modules.pop("pkg_judge.other"), sys.modules.pop("pkg_judge")
 
 
 def test_the_built_in_judges_give_the_same_columns_from_the_cache(tmp_path):

@@ -130,6 +130,31 @@ def test_a_pairs_cosine_does_not_depend_on_how_the_questions_were_batched():
     assert together[0][4] == exact
 
 
+def test_mutual_neighbours_are_proposed_once_and_no_pair_is_lost():
+    rng = np.random.default_rng(3)
+    vecs = rng.normal(size=(600, 32)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    table = space_tables([("en", f"q{i:04d}", f"q{i:04d}", v, ()) for i, v in enumerate(vecs)])["en"]
+    index = knn_index(table.vectors)
+    every = neighbour_candidates(table, index, list(range(600)), k=6, min_cos=-1.0)  # each pair as often as found
+    assert len(set(every)) < len(every)  # mutual neighbours: the same pair from both sides, bit for bit
+
+    def fresh():
+        return np.full((600, 7), -1, dtype=np.int64)
+
+    once = neighbour_candidates(table, index, list(range(600)), k=6, min_cos=-1.0, searched=fresh())
+    assert len(once) == len(set(once)) and set(once) == set(every)
+    searched = fresh()  # in chunks, as the stage searches: the same pairs, in the same order
+    chunked = [c for start in range(0, 600, 128)
+               for c in neighbour_candidates(table, index, list(range(start, min(600, start + 128))), k=6,
+                                             min_cos=-1.0, searched=searched)]
+    assert chunked == once
+    searched = fresh()  # any other order loses no pair (one may then come twice, as without the table)
+    shuffled = [c for i in rng.permutation(600).tolist()
+                for c in neighbour_candidates(table, index, [i], k=6, min_cos=-1.0, searched=searched)]
+    assert set(shuffled) == set(every)
+
+
 def test_ivf_search_above_the_flat_limit_still_finds_near_duplicates(monkeypatch):
     import pipelines.stages.paraphrase as para
 
