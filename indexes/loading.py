@@ -29,8 +29,8 @@ import numpy as np
 
 from indexes.store import qids_digest
 from schemas import signing
-from schemas.dates import period_text
 from schemas.config import IVF_MAX_LISTS
+from schemas.dates import period_text
 from schemas.errors import BaseIntegrityError, QabaseError
 from schemas.layout import (INDEX_FILE, MANIFEST, QA_FILE, QUESTIONS_FILE, resolve_version, sha256_file,
                             space_index_file, space_rows_file)

@@ -114,13 +114,17 @@ def test_space_tables_sort_each_space_by_key_and_keep_every_vector_exactly():
             assert pts[i][0] == sp and pts[i][1] == key and sig == ((i, 1),) and np.array_equal(vec, vecs[i])
 
 
+def _random_space(n: int, dim: int, seed: int):
+    """n seeded random unit vectors as one English space's table (keys and texts q0000, q0001, ...)."""
+    vecs = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs, space_tables([("en", f"q{i:04d}", f"q{i:04d}", v, ()) for i, v in enumerate(vecs)])["en"]
+
+
 def test_a_pairs_cosine_does_not_depend_on_how_the_questions_were_batched():
     # 1,100 x 384: FAISS's own scores for these differ in the 7th decimal between one batch of them all (its
     # blocked BLAS path from 1,024 queries on) and one query at a time
-    rng = np.random.default_rng(2)
-    vecs = rng.normal(size=(1100, 384)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    table = space_tables([("en", f"q{i:04d}", f"q{i:04d}", v, ()) for i, v in enumerate(vecs)])["en"]
+    vecs, table = _random_space(1100, 384, seed=2)
     index = knn_index(table.vectors)
     together = neighbour_candidates(table, index, list(range(1100)), k=5, min_cos=-1.0)
     apart = [c for i in range(1100) for c in neighbour_candidates(table, index, [i], k=5, min_cos=-1.0)]
@@ -131,10 +135,7 @@ def test_a_pairs_cosine_does_not_depend_on_how_the_questions_were_batched():
 
 
 def test_mutual_neighbours_are_proposed_once_and_no_pair_is_lost():
-    rng = np.random.default_rng(3)
-    vecs = rng.normal(size=(600, 32)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    table = space_tables([("en", f"q{i:04d}", f"q{i:04d}", v, ()) for i, v in enumerate(vecs)])["en"]
+    _, table = _random_space(600, 32, seed=3)
     index = knn_index(table.vectors)
     every = neighbour_candidates(table, index, list(range(600)), k=6, min_cos=-1.0)  # each pair as often as found
     assert len(set(every)) < len(every)  # mutual neighbours: the same pair from both sides, bit for bit
@@ -150,7 +151,7 @@ def test_mutual_neighbours_are_proposed_once_and_no_pair_is_lost():
                                              min_cos=-1.0, searched=searched)]
     assert chunked == once
     searched = fresh()  # any other order loses no pair (one may then come twice, as without the table)
-    shuffled = [c for i in rng.permutation(600).tolist()
+    shuffled = [c for i in np.random.default_rng(3).permutation(600).tolist()
                 for c in neighbour_candidates(table, index, [i], k=6, min_cos=-1.0, searched=searched)]
     assert set(shuffled) == set(every)
 
