@@ -77,21 +77,25 @@ def probe(vectors: np.ndarray, lists: int, gpus: int, queries: np.ndarray, truth
           cpu_add: bool = True) -> dict:
     import faiss
 
-    from indexes.builder import TRAIN_PER_LIST, recall_at
+    from indexes.builder import FaissIndexBuilder, recall_at
 
     n, dim = vectors.shape
-    rng = np.random.default_rng(0)
-    train = vectors if n <= TRAIN_PER_LIST * lists else \
-        np.ascontiguousarray(vectors[np.sort(rng.choice(n, size=TRAIN_PER_LIST * lists, replace=False))])
-    pick = np.sort(rng.choice(n, size=min(SAMPLE, n), replace=False))
+    empty = faiss.index_factory(dim, f"IVF{lists},Flat", faiss.METRIC_INNER_PRODUCT)
+    train = FaissIndexBuilder()._training_sample(empty, vectors)  # the builder's own sample
+    pick = np.sort(np.random.default_rng(0).choice(n, size=min(SAMPLE, n), replace=False))
     row: dict = {"vectors": n, "lists": lists, "train_vectors": len(train),
                  "recall_cpu_only": cpu_only_recall(vectors, lists)}
 
-    def recall(index, nprobe=NPROBE):
-        faiss.extract_index_ivf(index).nprobe = nprobe
+    def recall(index):
         return round(recall_at(index, queries, truth, truth.shape[1]), 4)
 
-    empty = faiss.index_factory(dim, f"IVF{lists},Flat", faiss.METRIC_INNER_PRODUCT)
+    def recall_on_cpu(index):
+        faiss.extract_index_ivf(index).nprobe = NPROBE
+        return recall(index)
+
+    def misplaced(index):
+        return round(float(np.mean(stored_lists(index, n)[pick] != exact)), 4)
+
     t = time.perf_counter()
     if gpus:
         res = faiss.StandardGpuResources()
@@ -114,8 +118,8 @@ def probe(vectors: np.ndarray, lists: int, gpus: int, queries: np.ndarray, truth
         t = time.perf_counter()
         on_cpu.add(vectors)
         row["cpu_add_s"] = round(time.perf_counter() - t, 2)
-        row["recall_cpu_add"] = recall(on_cpu)
-        row["cpu_add_misplaced"] = round(float(np.mean(stored_lists(on_cpu, n)[pick] != exact)), 4)
+        row["recall_cpu_add"] = recall_on_cpu(on_cpu)
+        row["cpu_add_misplaced"] = misplaced(on_cpu)
         del on_cpu
 
     if gpus:
@@ -123,13 +127,11 @@ def probe(vectors: np.ndarray, lists: int, gpus: int, queries: np.ndarray, truth
         gpu_index.add(vectors)
         row["gpu_add_s"] = round(time.perf_counter() - t, 2)
         gpu_index.nprobe = NPROBE
-        got = gpu_index.search(queries, truth.shape[1])[1]
-        row["recall_gpu_search"] = round(sum(len(set(a) & set(b)) for a, b in zip(truth.tolist(), got.tolist()))
-                                         / truth.size, 4)
+        row["recall_gpu_search"] = recall(gpu_index)
         copied = faiss.index_gpu_to_cpu(gpu_index)
         del gpu_index
-        row["recall_gpu_add"] = recall(copied)
-        row["gpu_add_misplaced"] = round(float(np.mean(stored_lists(copied, n)[pick] != exact)), 4)
+        row["recall_gpu_add"] = recall_on_cpu(copied)
+        row["gpu_add_misplaced"] = misplaced(copied)
         del copied
         flat = faiss.GpuIndexFlatIP(res, dim)
         flat.add(centroids)
@@ -144,8 +146,8 @@ def probe(vectors: np.ndarray, lists: int, gpus: int, queries: np.ndarray, truth
     t = time.perf_counter()
     precomputed.add_core(n, faiss.swig_ptr(vectors), None, faiss.swig_ptr(np.ascontiguousarray(assign)))
     row["add_core_s"] = round(time.perf_counter() - t, 2)
-    row["recall_flat_assign_add_core"] = recall(precomputed)
-    row["add_core_misplaced"] = round(float(np.mean(stored_lists(precomputed, n)[pick] != exact)), 4)
+    row["recall_flat_assign_add_core"] = recall_on_cpu(precomputed)
+    row["add_core_misplaced"] = misplaced(precomputed)
     return row
 
 

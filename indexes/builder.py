@@ -193,11 +193,18 @@ def precheck_recall(vectors: np.ndarray, factory: str, seed: int = 0) -> float:
     return recall_at(index, queries, truth, k)
 
 
+def faiss_gpu_build() -> bool:
+    """Whether the installed faiss is built with GPU support (whether or not a GPU is seen)."""
+    import faiss
+
+    return hasattr(faiss, "StandardGpuResources")
+
+
 def gpu_count() -> int:
     try:
         import faiss
 
-        return faiss.get_num_gpus() if hasattr(faiss, "StandardGpuResources") else 0
+        return faiss.get_num_gpus() if faiss_gpu_build() else 0
     except Exception:  # a CPU-only faiss build
         return 0
 

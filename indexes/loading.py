@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from indexes.builder import faiss_gpu_build
 from indexes.store import qids_digest
 from schemas import signing
 from schemas.config import IVF_MAX_LISTS
@@ -388,12 +389,6 @@ def read_manifest(path: Path) -> dict:
         raise BaseIntegrityError(f"base: {path / MANIFEST} names version {manifest.get('version')!r}, but its "
                                  f"folder is {folder!r}: a version's manifest must name its own folder")
     return manifest
-
-
-def faiss_gpu_build() -> bool:
-    import faiss
-
-    return "GPU" in faiss.get_compile_options().split()
 
 
 def check_searchable(index, name: str) -> None:

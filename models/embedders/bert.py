@@ -153,7 +153,7 @@ class _Layers(nn.Module):
 class BertEncoder(nn.Module):
     """transformers' ``BertModel(add_pooling_layer=False)`` at inference: ``embeddings``, ``encoder.layer[i]``,
     ``config.hidden_size``; ``forward`` returns an object with ``last_hidden_state``. Its parameters are unfilled
-    until :meth:`load_weights` (or :meth:`with_weights`) gives them."""
+    until :meth:`load_weights` gives them."""
 
     def __init__(self, shape: BertShape):
         super().__init__()
@@ -173,12 +173,6 @@ class BertEncoder(nn.Module):
         for layer in self.encoder.layer:
             h = layer(h, mask)
         return SimpleNamespace(last_hidden_state=h)
-
-    @classmethod
-    def with_weights(cls, shape: BertShape, state: dict[str, torch.Tensor]) -> "BertEncoder":
-        """A module of ``shape`` holding ``state`` (:meth:`load_weights`; the module's own parameters are never
-        filled: :class:`_Unfilled`)."""
-        return cls(shape).load_weights(state)
 
     def load_weights(self, state: dict[str, torch.Tensor]) -> "BertEncoder":
         """Takes a BertModel's state dict (a pooler and buffers are ignored); every parameter must be there."""
@@ -240,4 +234,4 @@ def load_bert_dir(path: Path) -> BertEncoder:
     from safetensors.torch import load_file
 
     config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    return BertEncoder.with_weights(BertShape.from_config(config), load_file(str(path / "model.safetensors")))
+    return BertEncoder(BertShape.from_config(config)).load_weights(load_file(str(path / "model.safetensors")))

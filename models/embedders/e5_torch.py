@@ -90,7 +90,7 @@ def plain_bert_from_e5_file(e5: E5File):
     s = e5.shape
     shape = BertShape(s.vocab, s.hidden, s.layers, s.heads, s.ffn, s.max_positions, s.token_types, s.eps,
                       e5.vocab.pad)
-    return BertEncoder.with_weights(shape, {k: torch.from_numpy(v) for k, v in e5_state(e5).items()})
+    return BertEncoder(shape).load_weights({k: torch.from_numpy(v) for k, v in e5_state(e5).items()})
 
 
 def load_e5_torch(device: str = ModelsConfig.device, path: str | Path | None = None, for_training: bool = False):

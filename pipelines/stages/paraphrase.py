@@ -138,9 +138,10 @@ def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_
     left = np.repeat(rows_at, ids.shape[1])
     right = ids.reshape(-1).astype(np.int64)
     keep = (right >= 0) & (right != left)
-    if searched is not None:  # (i, j) with j < i: proposed already where j's own search found i
-        keep &= (right > left) | ~(searched[np.maximum(right, 0)] == left[:, None]).any(axis=1)
     left, right = left[keep], right[keep]
+    if searched is not None:  # (i, j) with j < i: proposed already where j's own search found i
+        first = (right > left) | ~(searched[right] == left[:, None]).any(axis=1)
+        left, right = left[first], right[first]
     if not len(left):
         return []
     pairs = list(zip(left.tolist(), right.tolist()))
