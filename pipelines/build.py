@@ -32,6 +32,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from indexes.store import enforce_recall_floor
 from models.config_check import config_from_dict
 from models.factory import ModelFactory, RegistryModels
+from pipelines.collector import young_collections_only
 from pipelines.finalize import finalize_outputs
 from pipelines.graph import Caches, build_graph
 from pipelines.release.build_lock import hold_build_lock
@@ -508,8 +509,10 @@ def run_build(inputs: list[str], output: str | Path, cfg: BuildConfig, beam_args
     ``gate=False`` and ``report=False`` are for tests that are about neither (a second of a ~10 s fake-model
     build each): the manifest is written without the expectations' results (no ``quality``, nothing refused),
     and the version has no report.html / report.json / browse page. Every command builds with both.
+    Python's full garbage collections wait until it returns (pipelines.collector).
     """
-    with _staged(inputs, output, cfg, beam_args, version, full_rebuild, factory) as staged:
+    staging = _staged(inputs, output, cfg, beam_args, version, full_rebuild, factory)
+    with young_collections_only(), staging as staged:
         if staged.unchanged:
             return staged
         manifest = gate_version(output, staged.version, expectations=gate)

@@ -138,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     from schemas.logs import setup_logging
 
     setup_logging(args.verbose, args.quiet)
+    from pipelines.collector import young_collections_only
     from pipelines.exits import run_reporting
 
-    return run_reporting(lambda: _build(args, beam_args), show_traceback=args.traceback or args.verbose)
+    with young_collections_only():  # from here, where the build's lazy imports start
+        return run_reporting(lambda: _build(args, beam_args), show_traceback=args.traceback or args.verbose)
 
 
 def _build(args: argparse.Namespace, beam_args: list[str]) -> int:
