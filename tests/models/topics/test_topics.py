@@ -129,3 +129,20 @@ def test_topic_names_are_in_their_questions_language_without_stop_words():
     assert words[1][0] in ("password", "reset") and not set(words[1]) & ENGLISH_STOP
     assert all(w.isascii() for w in words[1])
     assert topic_words(texts, labels, words=4) == words
+
+
+def test_prims_spanning_tree_gives_the_topics_boruvkas_gave():
+    """The topics run HDBSCAN with Prim's spanning tree (faster); the package's own pick for few dimensions is
+    Borůvka's. Same minimum spanning tree, same topics, on groups that overlap and leave points unassigned."""
+    import hdbscan
+
+    from models.topics.hdbscan_topics import _prepare
+
+    x, _ = blobs([400, 250, 150, 100, 60, 40], dim=64, spread=1.6, seed=11)
+    model = HdbscanTopics(min_cluster_size=15)
+    mcs, ms = model.sizes(len(x))
+    boruvka = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, algorithm="boruvka_kdtree")
+    expected = renumber(boruvka.fit_predict(_prepare(x, model.dims)))
+    got = model.group(x)
+    assert (got == expected).all()
+    assert got.max() == 5 and (got == UNASSIGNED).sum() > 100  # six topics and many unassigned: not a trivial case
