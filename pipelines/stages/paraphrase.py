@@ -35,6 +35,7 @@ import numpy as np
 from models.paraphrase.evidence import answer_overlap, answers_disagree
 from models.paraphrase.near_copy import is_long, jaccard
 from models.paraphrase.pair_classifier import space
+from models.paraphrase.second import pair_dots
 from models.factory import ModelFactory
 from pipelines.beam.metering import (MeteredHandler, MeteredInference, ModelBox, StageMeter, announce_loading,
                                      metered_call)
@@ -73,8 +74,8 @@ def _matrix(vecs: list[bytes], order: list[int]) -> np.ndarray:
 
 def space_tables(points) -> dict[str, SpaceTable]:
     """(space, key, text, vector or its float32 bytes, answer signature[, second-space vector, SAME_AS_SPACE or
-    b""]) points (any iterable, read once) -> a :class:`SpaceTable` per space. Vectors are kept as raw bytes until one matrix
-    is made: at a million questions a numpy array per point costs several times its data."""
+    b""]) points (any iterable, read once) -> a :class:`SpaceTable` per space. Vectors are kept as raw bytes until
+    one matrix is made: at a million questions a numpy array per point costs several times its data."""
     cols: dict[str, tuple] = {}
     for sp, key, text, vec, sig, *rest in points:
         keys, texts, vecs, sigs, seconds = cols.setdefault(sp, ([], [], [], [], []))
@@ -145,7 +146,7 @@ def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_
     if not len(left):
         return []
     pairs = list(zip(left.tolist(), right.tolist()))
-    cosines = np.einsum("ij,ij->i", table.vectors[left].astype(np.float64), table.vectors[right].astype(np.float64))
+    cosines = pair_dots(table.vectors, table.vectors, left, right)
     kept = np.flatnonzero(cosines >= min_cos)
     extra = None
     if evidence is not None and table.second is not None and len(kept):

@@ -347,3 +347,15 @@ def test_second_space_fitting_tools_on_synthetic_pairs():
     logit = second.metric_logit(head, a, b)
     also = tool.fit_also(np.column_stack([x[:, :6], logit]), y, np.ones(n), np.zeros(n, bool), 0.97, 1.0)
     assert also["features"] == list(WITH_SECOND) and 0 < also["threshold"] <= 1 and also["floor"] <= x[:, 0].max()
+
+
+def test_pair_dots_in_chunks_are_the_bits_of_all_pairs_at_once():
+    from models.paraphrase.second import COSINE, PAIR_CHUNK, evidence, pair_dots
+
+    rng = np.random.default_rng(4)
+    vectors = rng.normal(size=(300, 384)).astype(np.float32)
+    left, right = rng.integers(0, 300, 2 * PAIR_CHUNK + 7), rng.integers(0, 300, 2 * PAIR_CHUNK + 7)
+    at_once = np.einsum("ij,ij->i", vectors[left].astype(np.float64), vectors[right].astype(np.float64))
+    assert pair_dots(vectors, vectors, left, right).tobytes() == at_once.tobytes()
+    assert evidence({"kind": COSINE}, vectors[left], vectors[right]).tobytes() == at_once.tobytes()
+    assert pair_dots(vectors, vectors, left[:0], right[:0]).shape == (0,)
