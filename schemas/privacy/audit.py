@@ -20,33 +20,39 @@ PUBLISHED_TEXT = (
 )
 
 
-def _values(rows: list, path: list[str]) -> Iterator[str]:
-    for row in rows:
-        value = row.get(path[0]) if isinstance(row, dict) else None
-        if len(path) == 1:
-            if isinstance(value, str):
-                yield value
-        elif isinstance(value, list):
-            yield from _values(value, path[1:])
-
-
 def texts(folder: Path, file: str, column: str) -> Iterator[str]:
-    """Every string at ``column`` (dotted) of ``folder/file`` (nothing if the file or column is absent)."""
+    """Every string at ``column`` (dotted) of ``folder/file`` (nothing if the file or column is absent). Taken
+    from the column's Arrow data: only the strings become Python objects, not each row's list of structs."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     path = folder / file
-    top = column.split(".")
-    if not path.is_file() or top[0] not in pq.read_schema(path).names:
+    top, *inner = column.split(".")
+    if not path.is_file() or top not in pq.read_schema(path).names:
         return
-    table = pq.read_table(path, columns=[top[0]])
-    for batch in table.to_batches(max_chunksize=10000):
-        yield from _values(batch.to_pylist(), top)
+    values = pq.read_table(path, columns=[top]).column(top)
+    for name in inner:  # a dot goes into a list of structs: the field of every element of every row's list
+        if not (pa.types.is_list(values.type) and pa.types.is_struct(values.type.value_type)
+                and values.type.value_type.get_field_index(name) >= 0):
+            return
+        values = pc.struct_field(pc.list_flatten(values), [values.type.value_type.get_field_index(name)])
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        yield from (v for v in values.to_pylist() if v is not None)
 
 
 def personal_data_counts(folder: Path, redactor: Redactor) -> dict[str, int]:
     """``"file:column" -> values in which the redactor finds something`` over :data:`PUBLISHED_TEXT`."""
+    found: dict[str, bool] = {}  # a text read again (a question beside its key, an answer in two files) once
+
+    def matches(text: str) -> bool:
+        hit = found.get(text)
+        if hit is None:
+            hit = found[text] = redactor.matches(text)
+        return hit
+
     out = {}
     for file, column in PUBLISHED_TEXT:
         if (folder / file).is_file():
-            out[f"{file}:{column}"] = sum(1 for t in texts(folder, file, column) if redactor.matches(t))
+            out[f"{file}:{column}"] = sum(1 for t in texts(folder, file, column) if matches(t))
     return out
