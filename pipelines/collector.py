@@ -6,7 +6,7 @@ base's state, a step's output list of a million rows) and keeps making long-live
 often and each walks every reference of those containers, freeing almost nothing: 19 of them took 4.7 s of a
 36 s +1% day at 1M rows (docs/measurements/build-time-and-memory.md). A build makes little cyclic garbage that
 outlives the young generations, so the young collections (which still run as before) are kept and the full ones
-are left for after the build: the same day's peak RSS moved by under 1%.
+are left for after the build: the day's peak RSS rose by 1%, a 1M-row rebuild's by 0.1 GB (6%).
 """
 
 from __future__ import annotations

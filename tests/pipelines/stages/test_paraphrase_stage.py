@@ -412,4 +412,3 @@ def test_a_long_question_is_not_embedded_for_the_second_space():
     second.seen.clear()
     with_second_vectors(second, {"en": emb, "zh": second}, placed, long_chars=0)
     assert second.seen == [PROMPT, short_q.question]
-
