@@ -145,16 +145,15 @@ def neighbour_candidates(table: SpaceTable, index, rows: list[int], k: int, min_
         left, right = left[first], right[first]
     if not len(left):
         return []
-    pairs = list(zip(left.tolist(), right.tolist()))
     cosines = pair_dots(table.vectors, table.vectors, left, right)
-    kept = np.flatnonzero(cosines >= min_cos)
+    kept = cosines >= min_cos
+    left, right, cosines = left[kept], right[kept], cosines[kept]
     extra = None
-    if evidence is not None and table.second is not None and len(kept):
-        extra = evidence(table.second[left[kept]], table.second[right[kept]])  # symmetric in the two sides
+    if evidence is not None and table.second is not None and len(left):
+        extra = evidence(table.second[left], table.second[right]).tolist()  # symmetric in the two sides
     out = []
-    for n, m in enumerate(kept.tolist()):
-        (i, j), c = pairs[m], float(cosines[m])
-        e = None if extra is None else float(extra[n])
+    for n, (i, j, c) in enumerate(zip(left.tolist(), right.tolist(), cosines.tolist())):
+        e = None if extra is None else extra[n]
         key, other = table.keys[i], table.keys[j]
         if key < other:
             out.append((key, other, table.texts[i], table.texts[j], c, table.answers[i], table.answers[j], e))

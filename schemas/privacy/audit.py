@@ -33,10 +33,11 @@ def texts(folder: Path, file: str, column: str) -> Iterator[str]:
         return
     values = pq.read_table(path, columns=[top]).column(top)
     for name in inner:  # a dot goes into a list of structs: the field of every element of every row's list
-        if not (pa.types.is_list(values.type) and pa.types.is_struct(values.type.value_type)
-                and values.type.value_type.get_field_index(name) >= 0):
+        item = values.type.value_type if pa.types.is_list(values.type) else None
+        field = item.get_field_index(name) if item is not None and pa.types.is_struct(item) else -1
+        if field < 0:
             return
-        values = pc.struct_field(pc.list_flatten(values), [values.type.value_type.get_field_index(name)])
+        values = pc.struct_field(pc.list_flatten(values), [field])
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         yield from (v for v in values.to_pylist() if v is not None)
 
