@@ -38,8 +38,9 @@ from pipelines.graph import Caches, build_graph
 from pipelines.release.build_lock import hold_build_lock
 from pipelines.release.publish import Publisher
 from pipelines.release.retention import apply_retention, retention_policy
-from pipelines.runners import default_runner, runner_args, runner_name
+from pipelines.runners import QABASE_LOCAL, default_runner, runner_args, runner_name
 from pipelines.beam.counters import cache_counts, model_calls, stage_metrics
+from pipelines.beam.options import BuildOptions
 from pipelines.stages.read import expand_inputs
 from pipelines.state import PreviousState, load_state, merge_counts, split_new_files, write_state_json
 from pipelines.summary import BuildResult, reconcile, stage_table
@@ -169,7 +170,11 @@ def new_pipeline(beam_args: list[str] | None, default: str = "DirectRunner") -> 
     if not any(a.startswith("--runner") for a in args):
         args.append(f"--runner={default}")
     check_runner_name(runner_name(args) or "DirectRunner")
-    options = PipelineOptions(args)
+    if runner_name(args) == QABASE_LOCAL and "--no_pipeline_type_check" not in args:
+        # Beam infers each step's element type for the coders it would pick; this runner uses no coders. The same
+        # graph's types are checked wherever it runs on Beam's runners (the tests build it on the DirectRunner).
+        args.append("--no_pipeline_type_check")
+    options = BuildOptions(args)
     try:
         return beam.Pipeline(options=options), options
     except ImportError as exc:

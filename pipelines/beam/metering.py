@@ -28,9 +28,9 @@ from typing import Callable
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.ml.inference.base import ModelHandler, RunInference
 
 from models.calls import stage_scope
+from pipelines.beam.inference import ModelHandler, RunInference
 
 LOG = logging.getLogger("qabase.progress")
 NAMESPACE = "qabase"
