@@ -198,4 +198,6 @@ def _demo_logs(output: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from pipelines.collector import exit_without_collecting
+
+    exit_without_collecting(main())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import NoReturn
 
 # subcommand -> (module whose main(argv) runs it, what it does)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -71,5 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def console() -> NoReturn:
+    """The ``qabase`` command's entry point: :func:`main`, then the process ends without a last full collection."""
+    from pipelines.collector import exit_without_collecting
+
+    exit_without_collecting(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -167,7 +167,7 @@ class _Executor(PipelineVisitor):
         main = next(iter(node.main_inputs.values()))
         window_fn = main.windowing.windowfn if hasattr(main, "windowing") else GlobalWindows()
         items = self._values(main)
-        fn = pickler.loads(pickler.dumps(transform.fn))  # a fresh DoFn, as a runner's worker would have
+        fn = pickler.roundtrip(transform.fn)  # a fresh DoFn, as a worker would have (pickled, not compressed)
         container = MetricsContainer(node.full_label)
         self.containers.append(container)
         with self.sampler.scoped_state(node.full_label, "process", metrics_container=container):

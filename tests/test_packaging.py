@@ -52,7 +52,7 @@ def test_the_wheel_ships_every_data_file_and_the_console_command(wheel):
     assert not missing, f"not in the wheel: {missing}"
     assert "models/aggregators/prompts/aggregate_v1.en.txt" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "qabase = pipelines.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "qabase = pipelines.cli:console" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 @pytest.mark.slow

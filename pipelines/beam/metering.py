@@ -376,6 +376,12 @@ class MeteredHandler(ModelHandler):
         self._meter.done()
         return out
 
+    def get_num_bytes(self, batch) -> int:
+        """0: Beam's default pickles every batch after inference only to put its size in a metric of its own
+        (``RunInference``'s batch byte size, which nothing here reads), 0.6 s of a +1% day at 1M rows. The stages'
+        own figures are items and busy time (:class:`StageMeter`)."""
+        return 0
+
     # Beam's adaptive batching starts at one element and grows a batch only while calls stay fast; a stage whose
     # models pay per call (padding to like lengths, an engine's set-up) sets this to get full batches instead,
     # ``batch_size`` counted in :meth:`element_size` units
