@@ -26,9 +26,8 @@ from apache_beam import pvalue
 from apache_beam.internal import pickler
 from apache_beam.metrics.execution import MetricResult, MetricsContainer
 from apache_beam.metrics.metric import MetricResults
-from apache_beam.pipeline import PipelineVisitor
+from apache_beam.pipeline import PipelineVisitor, PTransformOverride
 from apache_beam.runners.common import Receiver
-from apache_beam.pipeline import PTransformOverride
 from apache_beam.runners.dask.overrides import _Create, _Read, _Reshuffle  # Beam's own primitives for them
 from apache_beam.runners.runner import PipelineResult, PipelineRunner, PipelineState
 from apache_beam.runners.worker import statesampler

@@ -1,9 +1,9 @@
 """Beam's ``ModelHandler`` and ``RunInference``, imported without the model manager's torch and scipy.
 
 ``apache_beam.ml.inference.base`` imports its ``ModelManager`` when it is imported, and the manager imports torch
-and ``scipy.optimize``: about 1.5 s of every build process's start (most of a small increment's imports that are
-not its own), for a manager that only ``RunInference(..., use_model_manager=True)`` runs and no stage here asks
-for. Beam expects the manager to be missing (its import sits in a ``try`` that leaves ``ModelManager`` None, as on
+and ``scipy.optimize`` (1.5-3 s on 2 cores), for a manager that only ``RunInference(..., use_model_manager=True)``
+runs and no stage here asks for. A build that runs no torch model (no MiniLM, no pair or answer-match model) need
+not import torch at all. Beam expects the manager to be missing (its import sits in a ``try`` that leaves ``ModelManager`` None, as on
 an install without torch) and imports it itself on the one path that needs it. So the first import of the module
 here keeps the manager's import from running; where torch is already loaded the manager costs next to nothing and
 is let through.
